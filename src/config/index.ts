@@ -1,0 +1,23 @@
+export {
+  type ConfigIssue,
+  defaultConfig,
+  formatIssue,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  validateConfig,
+} from "./load-config.ts";
+export { type ClawboxConfig, configSchema } from "./schema.ts";
+export type { AgentConfig } from "./sections/agent.ts";
+export type { ContextConfig } from "./sections/context.ts";
+export type { MemoryConfig } from "./sections/memory.ts";
+export type {
+  AnthropicProviderConfig,
+  LocalProviderConfig,
+  ModelsConfig,
+  OpenAIProviderConfig,
+  ProviderConfig,
+} from "./sections/models.ts";
+export type { ServerConfig } from "./sections/server.ts";
+export type { LogConfig } from "./sections/system.ts";
+export { ENV_OVERRIDES } from "./env-overrides.ts";

@@ -1,0 +1,130 @@
+/**
+ * Reads `<home>/clawbox.json` (JSON5 accepted), applies environment overrides and
+ * validates it. A missing file means "all defaults": the box must start with nothing
+ * configured. Every problem is reported as `file: key.path: what is wrong (what to do)`.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import JSON5 from "json5";
+import type { z } from "zod";
+import { ClawboxError } from "../errors/index.ts";
+import { applyEnvOverrides } from "./env-overrides.ts";
+import { type ClawboxConfig, configSchema } from "./schema.ts";
+import { findUnknownKeys } from "./unknown-keys.ts";
+
+export interface ConfigIssue {
+  file: string;
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+export interface LoadedConfig {
+  config: ClawboxConfig;
+  /** Path of the file read, or that would be read when absent. */
+  file: string;
+  fileExists: boolean;
+  warnings: ConfigIssue[];
+  envApplied: string[];
+}
+
+export function formatIssue(issue: ConfigIssue): string {
+  const where = issue.path ? `${issue.file}: ${issue.path}` : issue.file;
+  return `${where}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ""}`;
+}
+
+function hintFor(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return `set it to a ${issue.expected}`;
+    case "too_small":
+      return `use a value of at least ${String(issue.minimum)}`;
+    case "too_big":
+      return `use a value of at most ${String(issue.maximum)}`;
+    case "invalid_value":
+      return `use one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "invalid_union":
+      return "check the allowed shapes in the README's configuration section";
+    case "invalid_format":
+      return `use a valid ${issue.format}`;
+    default:
+      return "see the README's configuration section";
+  }
+}
+
+/** Validates an already-parsed config object. Pure: no file or env access. */
+export function validateConfig(
+  raw: unknown,
+  file: string,
+): { config?: ClawboxConfig; errors: ConfigIssue[]; warnings: ConfigIssue[] } {
+  const warnings = findUnknownKeys(configSchema, raw).map((path) => ({
+    file,
+    path,
+    message: "unknown key, ignored",
+    hint: "remove it or check its spelling",
+  }));
+  const result = configSchema.safeParse(raw);
+  if (result.success) return { config: result.data, errors: [], warnings };
+  const errors = result.error.issues.map((issue) => ({
+    file,
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+    hint: hintFor(issue),
+  }));
+  return { errors, warnings };
+}
+
+export interface LoadConfigOptions {
+  file: string;
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Loads and validates the config. Throws CONFIG_UNREADABLE when the file cannot be
+ * read or parsed, CONFIG_INVALID (with `details.issues`) when it does not validate.
+ */
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const { file } = options;
+  const env = options.env ?? process.env;
+  const fileExists = existsSync(file);
+  let raw: unknown = {};
+  if (fileExists) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      throw new ClawboxError("CONFIG_UNREADABLE", `${file}: cannot read the file`, {
+        hint: "check its permissions",
+        cause: error,
+      });
+    }
+    try {
+      raw = text.trim() === "" ? {} : JSON5.parse(text);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message.replace(/^JSON5: /, "") : "";
+      throw new ClawboxError("CONFIG_UNREADABLE", `${file}: not valid JSON5: ${detail}`, {
+        hint: "fix the syntax at the position shown",
+        cause: error,
+      });
+    }
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      const issue = { file, path: "", message: "the file must hold one JSON object" };
+      throw new ClawboxError("CONFIG_INVALID", formatIssue(issue), {
+        details: { issues: [issue] },
+      });
+    }
+  }
+  const rawObject = raw as Record<string, unknown>;
+  const envApplied = applyEnvOverrides(rawObject, env);
+  const { config, errors, warnings } = validateConfig(rawObject, file);
+  if (!config) {
+    throw new ClawboxError("CONFIG_INVALID", errors.map(formatIssue).join("\n"), {
+      details: { issues: errors, warnings },
+    });
+  }
+  return { config, file, fileExists, warnings, envApplied };
+}
+
+/** The configuration with nothing set: what `npm start` runs with on a fresh machine. */
+export function defaultConfig(): ClawboxConfig {
+  return configSchema.parse({});
+}

@@ -1,0 +1,24 @@
+/**
+ * The whole configuration file. Each area owns its section in `sections/`; this file
+ * only assembles them, so the schema is also the single source of the TypeScript type.
+ */
+import { z } from "zod";
+import { agentSection } from "./sections/agent.ts";
+import { contextSection } from "./sections/context.ts";
+import { memorySection } from "./sections/memory.ts";
+import { modelsSection } from "./sections/models.ts";
+import { serverSection } from "./sections/server.ts";
+import { logSection } from "./sections/system.ts";
+
+export const configSchema = z.object({
+  /** Workspace folder; default `<home>/workspace`. */
+  workspace: z.string().min(1).optional(),
+  server: serverSection,
+  models: modelsSection,
+  agent: agentSection,
+  context: contextSection,
+  memory: memorySection,
+  log: logSection,
+});
+
+export type ClawboxConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,10 @@
+/** Memory index and search. */
+import { z } from "zod";
+
+export const memorySection = z
+  .object({
+    enabled: z.boolean().default(true),
+  })
+  .default({ enabled: true });
+
+export type MemoryConfig = z.infer<typeof memorySection>;

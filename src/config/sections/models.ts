@@ -1,0 +1,72 @@
+/**
+ * Model providers and the fallback chain. `primary` names an entry of `providers`;
+ * `fallbacks` are tried in order when it fails with a fallback-worthy error.
+ */
+import { z } from "zod";
+
+const costPerMillion = z
+  .object({
+    input: z.number().min(0).default(0),
+    output: z.number().min(0).default(0),
+    cacheRead: z.number().min(0).default(0),
+    cacheWrite: z.number().min(0).default(0),
+  })
+  .default({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+export const localProvider = z.object({
+  kind: z.literal("local"),
+  /** Path of a GGUF file. */
+  path: z.string().min(1).optional(),
+  /** Context window to allocate; defaults to the model's trained context capped at 8192. */
+  contextSize: z.number().int().min(256).max(262144).optional(),
+  /** CPU threads for llama.cpp. Always explicit: the default oversubscribes small boards. */
+  threads: z.number().int().min(1).max(64).default(2),
+  temperature: z.number().min(0).max(2).default(0.7),
+  maxTokens: z.number().int().min(1).default(512),
+  seed: z.number().int().optional(),
+});
+
+const authProfile = z.object({
+  id: z.string().min(1),
+  apiKey: z.string().min(1),
+});
+
+const remoteBase = {
+  baseUrl: z.string().url(),
+  model: z.string().min(1),
+  /** Keys tried in order; a 401/403/429 puts one on cooldown and rotates to the next. */
+  authProfiles: z.array(authProfile).default([]),
+  contextWindow: z.number().int().min(1024).default(128000),
+  maxTokens: z.number().int().min(1).default(4096),
+  timeoutMs: z.number().int().min(1000).default(120000),
+  cost: costPerMillion,
+};
+
+export const openaiProvider = z.object({ kind: z.literal("openai"), ...remoteBase });
+export const anthropicProvider = z.object({ kind: z.literal("anthropic"), ...remoteBase });
+
+export const providerConfig = z.discriminatedUnion("kind", [
+  localProvider,
+  openaiProvider,
+  anthropicProvider,
+]);
+
+export const modelsSection = z
+  .object({
+    primary: z.string().min(1).default("local"),
+    fallbacks: z.array(z.string().min(1)).default([]),
+    providers: z
+      .record(z.string().regex(/^[a-zA-Z0-9_-]+$/), providerConfig)
+      .default({ local: { kind: "local", threads: 2, temperature: 0.7, maxTokens: 512 } }),
+  })
+  .default({
+    primary: "local",
+    fallbacks: [],
+    providers: { local: { kind: "local", threads: 2, temperature: 0.7, maxTokens: 512 } },
+  });
+
+export type ModelsConfig = z.infer<typeof modelsSection>;
+export type ProviderConfig = z.infer<typeof providerConfig>;
+export type LocalProviderConfig = z.infer<typeof localProvider>;
+export type OpenAIProviderConfig = z.infer<typeof openaiProvider>;
+export type AnthropicProviderConfig = z.infer<typeof anthropicProvider>;

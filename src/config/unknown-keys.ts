@@ -1,0 +1,71 @@
+/**
+ * Finds keys in a raw config object that the schema does not know. They are warned
+ * about, not rejected, so a config written for a newer clawbox still starts.
+ */
+import type { z } from "zod";
+
+type AnySchema = z.ZodType;
+
+function unwrap(schema: AnySchema): AnySchema {
+  let current: AnySchema = schema;
+  for (let i = 0; i < 10; i++) {
+    const def = current.def as { type: string; innerType?: AnySchema };
+    if (
+      (def.type === "optional" || def.type === "default" || def.type === "nullable" ||
+        def.type === "prefault" || def.type === "catch" || def.type === "readonly") &&
+      def.innerType
+    ) {
+      current = def.innerType;
+      continue;
+    }
+    break;
+  }
+  return current;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Dotted paths of keys present in `raw` but absent from `schema`. */
+export function findUnknownKeys(schema: AnySchema, raw: unknown, prefix = ""): string[] {
+  const inner = unwrap(schema);
+  const def = inner.def as {
+    type: string;
+    shape?: Record<string, AnySchema>;
+    valueType?: AnySchema;
+    element?: AnySchema;
+    options?: AnySchema[];
+    discriminator?: string;
+  };
+  const out: string[] = [];
+  if (def.type === "object" && def.shape && isPlainObject(raw)) {
+    for (const [key, value] of Object.entries(raw)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      const child = def.shape[key];
+      if (!child) out.push(path);
+      else out.push(...findUnknownKeys(child, value, path));
+    }
+  } else if (def.type === "record" && def.valueType && isPlainObject(raw)) {
+    for (const [key, value] of Object.entries(raw)) {
+      out.push(...findUnknownKeys(def.valueType, value, prefix ? `${prefix}.${key}` : key));
+    }
+  } else if (def.type === "array" && def.element && Array.isArray(raw)) {
+    raw.forEach((item, i) => {
+      out.push(...findUnknownKeys(def.element as AnySchema, item, `${prefix}.${i}`));
+    });
+  } else if (def.type === "union" && def.options && isPlainObject(raw)) {
+    const disc = def.discriminator;
+    const match = def.options.find((option) => {
+      const shape = (unwrap(option).def as { shape?: Record<string, AnySchema> }).shape;
+      if (!shape) return false;
+      if (disc && disc in raw) {
+        const literal = shape[disc]?.def as { values?: unknown[] } | undefined;
+        return literal?.values?.includes(raw[disc]) ?? false;
+      }
+      return true;
+    });
+    if (match) out.push(...findUnknownKeys(match, raw, prefix));
+  }
+  return out;
+}

@@ -1,0 +1,7 @@
+export {
+  ClawboxError,
+  type ClawboxErrorOptions,
+  type ErrorCode,
+  isClawboxError,
+  toClawboxError,
+} from "./clawbox-error.ts";

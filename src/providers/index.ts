@@ -1,0 +1,8 @@
+export type {
+  Provider,
+  ProviderEvent,
+  ProviderKind,
+  ProviderRequest,
+  ThinkingLevel,
+  ToolDefinition,
+} from "./provider.ts";

@@ -1,0 +1,59 @@
+/**
+ * The one interface every model provider implements (local llama.cpp, OpenAI-compatible,
+ * Anthropic, the scripted fake). A stream never throws for model-side failures: it ends
+ * with a `done` or `error` event carrying the final AssistantMessage (pi style:
+ * `stopReason: "error" | "aborted"` plus `errorMessage`), and `error` also carries a
+ * classified ClawboxError so the outer loop can decide to rotate, fall back or compact.
+ */
+import type { ClawboxError } from "../errors/index.ts";
+import type { AssistantMessage, Message, ToolCall } from "../messages/index.ts";
+
+/** A tool as the model sees it: name, description, JSON-Schema parameters. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high";
+
+export interface ProviderRequest {
+  /** Whole system prompt: stable prefix, then the dynamic suffix (may be empty). */
+  systemPrompt: string;
+  /** Char offset in `systemPrompt` where the dynamic part starts (cache boundary). */
+  cacheBoundary?: number;
+  messages: Message[];
+  tools: ToolDefinition[];
+  /** Session the request belongs to: local providers keep a KV cache per session. */
+  sessionId?: string;
+  maxTokens?: number;
+  temperature?: number;
+  thinkingLevel?: ThinkingLevel;
+  signal?: AbortSignal;
+}
+
+export type ProviderEvent =
+  | { type: "start"; model: string }
+  | { type: "text_delta"; delta: string }
+  | { type: "thinking_delta"; delta: string }
+  | { type: "toolcall"; toolCall: ToolCall }
+  | { type: "done"; message: AssistantMessage }
+  | { type: "error"; message: AssistantMessage; error: ClawboxError };
+
+export type ProviderKind = "local" | "openai" | "anthropic" | "fake";
+
+export interface Provider {
+  /** Config id (key in `models.providers`). */
+  readonly id: string;
+  readonly kind: ProviderKind;
+  /** Model name recorded on assistant messages. */
+  readonly model: string;
+  /** Context window in tokens (loads model metadata if needed). */
+  contextWindow(): Promise<number>;
+  /** Exact token count when the provider has a tokenizer at hand, else undefined. */
+  countTokens?(text: string): Promise<number | undefined>;
+  stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
+  /** Loaded state for /health: "unloaded" | "loading" | "ready" | "error". */
+  state?(): "unloaded" | "loading" | "ready" | "error";
+  dispose?(): Promise<void>;
+}

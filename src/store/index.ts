@@ -1,0 +1,18 @@
+export { currentSchemaVersion } from "./apply-migrations.ts";
+export type { Migration } from "./migrations/index.ts";
+export { MIGRATIONS } from "./migrations/index.ts";
+export { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
+export {
+  type ChatType,
+  type CreateSessionInput,
+  type DeliveryContext,
+  type MemoryFlushState,
+  type SessionPatch,
+  type SessionRow,
+  SessionStore,
+  type SessionSummary,
+} from "./session-store.ts";
+export { exportSessionJsonl, type ImportOptions, importSessionJsonl } from "./session-jsonl.ts";
+export { findSqliteVec } from "./sqlite-vec-path.ts";
+export { Store } from "./store.ts";
+export { type BranchOptions, type NewEntry, TranscriptStore } from "./transcript-store.ts";

@@ -1,0 +1,43 @@
+/**
+ * The store: one SQLite database holding sessions, transcripts and (through later
+ * migrations) memory, cron and the channel outbox. Areas reach the tables through
+ * the repositories here or, for their own tables, through `store.db`.
+ */
+import type { Database } from "bun:sqlite";
+import { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
+import { SessionStore } from "./session-store.ts";
+import { TranscriptStore } from "./transcript-store.ts";
+
+export class Store {
+  readonly sessions: SessionStore;
+  readonly transcript: TranscriptStore;
+
+  constructor(
+    readonly db: Database,
+    readonly path: string,
+    readonly vecVersion: string | undefined,
+    readonly vecError: string | undefined,
+  ) {
+    this.sessions = new SessionStore(db);
+    this.transcript = new TranscriptStore(db);
+  }
+
+  static open(options: OpenDatabaseOptions): Store {
+    const opened = openDatabase(options);
+    return new Store(opened.db, options.path, opened.vecVersion, opened.vecError);
+  }
+
+  /** `PRAGMA integrity_check` result: "ok" when healthy. */
+  integrityCheck(): string {
+    const rows = this.db.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    return rows.map((r) => r.integrity_check).join("; ");
+  }
+
+  close(): void {
+    try {
+      this.db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      this.db.close();
+    }
+  }
+}
