@@ -2,7 +2,7 @@
  * The whole configuration file. Each area owns its section in `sections/`; this file
  * only assembles them, so the schema is also the single source of the TypeScript type.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { agentSection } from "./sections/agent.ts";
 import { contextSection } from "./sections/context.ts";
 import { memorySection } from "./sections/memory.ts";

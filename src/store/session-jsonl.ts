@@ -3,7 +3,7 @@
  * a `session` header line, then one entry per line in insertion order. Entries are
  * written back exactly as stored, so import → export is lossless.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ClawboxError } from "../errors/index.ts";
 import type { SessionHeader, TranscriptEntry } from "../messages/index.ts";
 import type { SessionRow } from "./session-store.ts";

@@ -1,5 +1,5 @@
 /** The agent: identity, owners, concurrency and tool policy. */
-import { z } from "zod";
+import * as z from "zod";
 
 export const agentSection = z
   .object({

@@ -1,5 +1,5 @@
 /** Context management: bootstrap limits, compaction, pruning, engine choice. */
-import { z } from "zod";
+import * as z from "zod";
 
 export const contextSection = z
   .object({

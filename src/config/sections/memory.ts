@@ -1,5 +1,5 @@
 /** Memory index and search. */
-import { z } from "zod";
+import * as z from "zod";
 
 export const memorySection = z
   .object({

@@ -2,7 +2,7 @@
  * Model providers and the fallback chain. `primary` names an entry of `providers`;
  * `fallbacks` are tried in order when it fails with a fallback-worthy error.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const costPerMillion = z
   .object({

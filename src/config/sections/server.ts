@@ -1,5 +1,5 @@
 /** HTTP server (web console, REST API, webhooks). Loopback by default; LAN needs a token. */
-import { z } from "zod";
+import * as z from "zod";
 
 export const serverSection = z
   .object({

@@ -1,5 +1,5 @@
 /** Process-level settings: logging and systemd integration. */
-import { z } from "zod";
+import * as z from "zod";
 
 export const logSection = z
   .object({

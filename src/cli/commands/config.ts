@@ -1,0 +1,45 @@
+/** `clawbox config check|show|path`: validate the configuration without starting anything. */
+import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import { type ConfigIssue, formatIssue } from "../../config/index.ts";
+import { redact } from "../../system/index.ts";
+import type { Command } from "../command.ts";
+
+export const configCommand: Command = {
+  name: "config",
+  summary: "check, show or locate the configuration",
+  usage: [
+    "Usage: clawbox config <check|show|path>",
+    "  check   validate clawbox.json; exit 0 when valid, 2 with every error listed",
+    "  show    print the effective configuration (defaults applied, secrets redacted)",
+    "  path    print the config file path",
+  ].join("\n"),
+  async run(ctx, args) {
+    const sub = args[0];
+    if (sub === "path") {
+      ctx.stdout.write(`${ctx.paths.configFile}\n`);
+      return 0;
+    }
+    if (sub === "show") {
+      ctx.stdout.write(`${JSON.stringify(redact(ctx.config().config), null, 2)}\n`);
+      return 0;
+    }
+    if (sub !== "check") throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}"`);
+    try {
+      const loaded = ctx.config();
+      const where = loaded.fileExists ? loaded.file : `${loaded.file} (absent: defaults)`;
+      if (loaded.warnings.length > 0) {
+        ctx.stdout.write(`${where}: valid, ${loaded.warnings.length} warning(s)\n`);
+        return 0;
+      }
+      ctx.stdout.write(`${where}: valid\n`);
+      return 0;
+    } catch (error) {
+      if (!isClawboxError(error, "CONFIG_INVALID", "CONFIG_UNREADABLE")) throw error;
+      const details = error.details as { issues?: ConfigIssue[]; warnings?: ConfigIssue[] } | undefined;
+      const issues = [...(details?.issues ?? []), ...(details?.warnings ?? [])];
+      if (issues.length === 0) ctx.stderr.write(`${error.message}\n`);
+      for (const issue of issues) ctx.stderr.write(`${formatIssue(issue)}\n`);
+      return 2;
+    }
+  },
+};

@@ -1,0 +1,96 @@
+/**
+ * Entry point of the `clawbox` program (source run and compiled binary alike).
+ * Global flags: --home DIR, --version, --help. Exit codes: 0 ok, 1 failure,
+ * 2 usage or configuration error.
+ */
+import { isClawboxError } from "../errors/index.ts";
+import { resolveHome } from "../system/index.ts";
+import { createCliContext, type Output } from "./cli-context.ts";
+import { COMMANDS } from "./commands/index.ts";
+import { VERSION } from "./version.ts";
+
+function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return [
+    `clawbox ${VERSION} — home-assistant box runtime`,
+    "",
+    "Usage: clawbox [--home DIR] <command> [options]",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Global options:",
+    "  --home DIR   data folder (env CLAWBOX_HOME, default ~/.clawbox)",
+    "  --version    print the version",
+    "  --help       this text; `clawbox <command> --help` for a command",
+    "",
+  ].join("\n");
+}
+
+export interface MainIo {
+  stdout: Output;
+  stderr: Output;
+  env: Record<string, string | undefined>;
+}
+
+export async function main(argv: string[], io: MainIo): Promise<number> {
+  const rest: string[] = [];
+  let home: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (rest.length === 0 && (arg === "--home" || arg.startsWith("--home="))) {
+      home = arg.includes("=") ? arg.slice(7) : argv[++i];
+      if (!home) {
+        io.stderr.write("clawbox: --home needs a folder\n");
+        return 2;
+      }
+      continue;
+    }
+    rest.push(arg);
+  }
+  const [name, ...args] = rest;
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.stdout.write(`clawbox ${VERSION}\n`);
+    return 0;
+  }
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    io.stdout.write(helpText());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`clawbox: unknown command "${name}"\n\n${helpText()}`);
+    return 2;
+  }
+  if (args.includes("--help") || args.includes("-h")) {
+    io.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  const ctx = createCliContext(resolveHome(home, io.env), io);
+  try {
+    const code = await command.run(ctx, args);
+    return ctx.keepAlive ? await ctx.keepAlive : code;
+  } catch (error) {
+    if (isClawboxError(error)) {
+      io.stderr.write(`clawbox ${name}: ${error.message}\n`);
+      if (error.code === "CLI_USAGE") io.stderr.write(`\n${command.usage}\n`);
+      return error.code === "CLI_USAGE" || error.code.startsWith("CONFIG_") ? 2 : 1;
+    }
+    io.stderr.write(`clawbox ${name}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  } finally {
+    ctx.close();
+  }
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2), {
+    stdout: { write: (t) => process.stdout.write(t) },
+    stderr: { write: (t) => process.stderr.write(t) },
+    env: process.env,
+  });
+  process.exitCode = code;
+  // Native handles (llama.cpp, onnxruntime) can keep the loop alive: leave explicitly.
+  setTimeout(() => process.exit(code), 50).unref();
+}
