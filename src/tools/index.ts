@@ -1,0 +1,1 @@
+export type { AgentTool, ToolContext, ToolOutput } from "./tool.ts";

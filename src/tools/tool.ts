@@ -1,0 +1,38 @@
+/**
+ * The shape of an executable tool. The model sees name, description and JSON-Schema
+ * parameters (a ToolDefinition); the agent validates arguments against the schema
+ * before `execute` runs. `execute` must not throw for expected failures: it returns
+ * `isError: true` with a message the model can act on.
+ */
+import type { ImageContent, TextContent } from "../messages/index.ts";
+
+export interface ToolContext {
+  sessionId: string;
+  sessionKey: string;
+  /** Channel-qualified sender id, e.g. "cli", "qq:OPENID". */
+  senderId?: string;
+  isOwner: boolean;
+  /** Absolute workspace folder; file tools are confined to it. */
+  workspace: string;
+  signal: AbortSignal;
+  /** Streams partial output (tool_execution_update events). Must not throw. */
+  onUpdate?: (partial: string) => void;
+}
+
+export interface ToolOutput {
+  content: (TextContent | ImageContent)[];
+  details?: unknown;
+  isError?: boolean;
+}
+
+export interface AgentTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  /** Never offered to a sender who is not an owner (exec, ssh, cron, camera). */
+  ownerOnly?: boolean;
+  /** Group for policy profiles, e.g. "fs", "runtime", "sessions", "memory", "mcp". */
+  group?: string;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
+}
