@@ -1,3 +1,9 @@
 export { createLogger, type Logger, type LoggerOptions, type LogLevel, redact, silentLogger } from "./logger.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
 export { type RuntimeLayout, runtimeLayout } from "./runtime-layout.ts";
+export {
+  createSystemdNotifier,
+  type SystemdNotifier,
+  type SystemdNotifierOptions,
+  watchdogIntervalMs,
+} from "./systemd-notify.ts";
