@@ -1,4 +1,8 @@
-/** A CLI command: one file per top-level command under `commands/`. */
+/**
+ * A CLI command: one file per top-level command under `commands/`. The command table
+ * holds only names, summaries and loaders, so `clawbox --version` and `--help` import
+ * nothing heavy and a command's dependencies load only when it runs.
+ */
 import type { CliContext } from "./cli-context.ts";
 
 export interface Command {
@@ -9,4 +13,10 @@ export interface Command {
   usage: string;
   /** Returns the exit code. Throwing a ClawboxError prints its message and exits 1. */
   run(ctx: CliContext, args: string[]): Promise<number>;
+}
+
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<Command>;
 }

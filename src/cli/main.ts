@@ -58,11 +58,12 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
     io.stdout.write(helpText());
     return name ? 0 : 2;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`clawbox: unknown command "${name}"\n\n${helpText()}`);
     return 2;
   }
+  const command = await entry.load();
   if (args.includes("--help") || args.includes("-h")) {
     io.stdout.write(`${command.usage}\n`);
     return 0;

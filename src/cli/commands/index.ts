@@ -1,5 +1,10 @@
-/** The command table. Add one import and one entry per new command file. */
-import type { Command } from "../command.ts";
-import { configCommand } from "./config.ts";
+/** The command table. Add one entry per command file; modules load only when used. */
+import type { CommandEntry } from "../command.ts";
 
-export const COMMANDS: readonly Command[] = [configCommand];
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "run", summary: "start the service (HTTP API, channels, schedulers)", load: async () => (await import("./run.ts")).runCommand },
+  { name: "chat", summary: "chat with the agent (one message with -m, else interactive)", load: async () => (await import("./chat.ts")).chatCommand },
+  { name: "sessions", summary: "list, export or import sessions", load: async () => (await import("./sessions.ts")).sessionsCommand },
+  { name: "config", summary: "check, show or locate the configuration", load: async () => (await import("./config.ts")).configCommand },
+  { name: "doctor", summary: "check home, config, database, workspace and model files", load: async () => (await import("./doctor.ts")).doctorCommand },
+];

@@ -1,0 +1,39 @@
+/** `clawbox doctor`: checks everything a box needs and prints ok/warn/fail with the fix. */
+import {
+  type CheckResult,
+  checkConfig,
+  checkDatabase,
+  checkHome,
+  checkModels,
+  checkWorkspace,
+  formatCheck,
+} from "../../doctor/index.ts";
+import type { Command } from "../command.ts";
+import { parseCommandArgs } from "../parse-args.ts";
+
+export const doctorCommand: Command = {
+  name: "doctor",
+  summary: "check home, config, database, workspace and model files",
+  usage: "Usage: clawbox doctor [--json]\n  Exit 0 when nothing failed (warnings allowed), 1 otherwise.",
+  async run(ctx, args) {
+    const { values } = parseCommandArgs(args, { json: { type: "boolean" } }, false);
+    const results: CheckResult[] = [checkHome(ctx.home)];
+    const configResult = checkConfig(() => ctx.config());
+    results.push(configResult);
+    results.push(...checkDatabase(() => ctx.store()));
+    if (configResult.status !== "fail") {
+      const { config } = ctx.config();
+      results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
+      results.push(...(await checkModels(config)));
+    }
+    const failed = results.filter((r) => r.status === "fail").length;
+    if (values.json) {
+      ctx.stdout.write(`${JSON.stringify({ ok: failed === 0, checks: results }, null, 2)}\n`);
+    } else {
+      for (const r of results) ctx.stdout.write(`${formatCheck(r)}\n`);
+      const warned = results.filter((r) => r.status === "warn").length;
+      ctx.stdout.write(`\n${results.length} checks: ${results.length - failed - warned} ok, ${warned} warn, ${failed} fail\n`);
+    }
+    return failed === 0 ? 0 : 1;
+  },
+};

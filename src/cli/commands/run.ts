@@ -1,0 +1,83 @@
+/**
+ * `clawbox run`: the long-running service. Opens the store, seeds the workspace, starts
+ * the HTTP server, then tells systemd READY=1 and pings the watchdog. SIGTERM/SIGINT
+ * drain running turns, stop the server and close the database before exit 0.
+ * Heavy parts (llama.cpp, onnxruntime) load lazily on first use, not here.
+ */
+import { ClawboxError } from "../../errors/index.ts";
+import { createApp } from "../../server/index.ts";
+import type { Command } from "../command.ts";
+import { parseCommandArgs } from "../parse-args.ts";
+import { startRuntime } from "../start-runtime.ts";
+import { VERSION } from "../version.ts";
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export const runCommand: Command = {
+  name: "run",
+  summary: "start the service (HTTP API, channels, schedulers)",
+  usage: [
+    "Usage: clawbox run [--port N] [--host ADDR]",
+    "  Starts clawbox in the foreground. Stops cleanly on SIGTERM/SIGINT.",
+    "  --port N      HTTP port (default from config, 18790)",
+    "  --host ADDR   bind address (default 127.0.0.1; other addresses need server.token)",
+  ].join("\n"),
+  async run(ctx, args) {
+    const { values } = parseCommandArgs(args, { port: { type: "string" }, host: { type: "string" } }, false);
+    const startedAt = Date.now();
+    const runtime = await startRuntime(ctx);
+    const { config } = runtime;
+    const host = values.host ?? config.server.host;
+    const port = values.port ? Number(values.port) : config.server.port;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new ClawboxError("CLI_USAGE", `--port: not a port number: ${values.port}`);
+    }
+    if (!LOOPBACK.has(host) && !config.server.token) {
+      throw new ClawboxError("CONFIG_INVALID", `${ctx.paths.configFile}: server.token: required when server.host is ${host}`, {
+        hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
+      });
+    }
+    const log = runtime.logger.child("run");
+    const app = createApp({
+      backend: runtime.agent,
+      version: VERSION,
+      startedAt,
+      dbHealth: runtime.dbHealth,
+      token: config.server.token,
+      logger: runtime.logger.child("http"),
+      agentId: config.agent.id,
+    });
+    let server: ReturnType<typeof Bun.serve>;
+    try {
+      server = Bun.serve({ hostname: host, port, fetch: app.fetch, idleTimeout: 255 });
+    } catch (error) {
+      await runtime.close();
+      throw new ClawboxError("CONFIG_INVALID", `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`, {
+        hint: "choose another port with --port or server.port",
+      });
+    }
+    const address = `http://${host}:${server.port}`;
+    log.info(`listening on ${address}`);
+    ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
+    runtime.notifier.ready(`listening on ${address}`);
+    const stopWatchdog = runtime.notifier.startWatchdog();
+
+    ctx.keepAlive = new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log.info(`${signal}: stopping`);
+        runtime.notifier.stopping();
+        stopWatchdog();
+        await server.stop();
+        await runtime.close();
+        log.info("stopped");
+        resolve(0);
+      };
+      process.once("SIGTERM", () => void stop("SIGTERM"));
+      process.once("SIGINT", () => void stop("SIGINT"));
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * The composition root shared by `run` and `chat`: config, store, workspace, agent.
+ * Only what a command needs is started; nothing here loads a model (the agent's
+ * providers do that lazily on the first turn).
+ */
+import { type Agent, createAgent } from "../agent/index.ts";
+import type { ClawboxConfig } from "../config/index.ts";
+import type { Store } from "../store/index.ts";
+import {
+  createSystemdNotifier,
+  type HomePaths,
+  type Logger,
+  type SystemdNotifier,
+} from "../system/index.ts";
+import { seedWorkspace } from "../workspace/index.ts";
+import type { CliContext } from "./cli-context.ts";
+
+export interface Runtime {
+  config: ClawboxConfig;
+  paths: HomePaths;
+  store: Store;
+  agent: Agent;
+  logger: Logger;
+  notifier: SystemdNotifier;
+  /** "ok" or what is wrong with the database (cheap; for /health). */
+  dbHealth(): string;
+  close(): Promise<void>;
+}
+
+export async function startRuntime(ctx: CliContext): Promise<Runtime> {
+  const notifier = createSystemdNotifier(ctx.env);
+  const { config } = ctx.config();
+  const paths = ctx.resolvedPaths();
+  const logger = ctx.logger();
+  notifier.status("opening database");
+  const store = ctx.store();
+  const seeded = seedWorkspace(paths.workspace);
+  if (seeded.created.length > 0) {
+    logger.info(`workspace seeded at ${paths.workspace}`, { created: seeded.created });
+  }
+  notifier.status("starting agent");
+  const agent = createAgent({ config, store, paths, logger: logger.child("agent") });
+  let closed = false;
+  return {
+    config,
+    paths,
+    store,
+    agent,
+    logger,
+    notifier,
+    dbHealth() {
+      try {
+        store.db.query("SELECT 1").get();
+        return "ok";
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await agent.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/** The local model file exists and is a GGUF llama.cpp can load (header, size, architecture, context). */
+import { statSync } from "node:fs";
+import type { ClawboxConfig } from "../config/index.ts";
+import { validateModelFile } from "../models/index.ts";
+import type { CheckResult } from "./doctor-check.ts";
+
+export async function checkModels(config: ClawboxConfig): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  for (const [id, provider] of Object.entries(config.models.providers)) {
+    if (provider.kind !== "local") {
+      const keys = provider.authProfiles.length;
+      results.push({
+        name: `model ${id}`,
+        status: keys > 0 ? "ok" : "warn",
+        message: `${provider.kind} ${provider.model} at ${provider.baseUrl} (${keys} API key profile${keys === 1 ? "" : "s"})`,
+        ...(keys > 0 ? {} : { fix: `add models.providers.${id}.authProfiles with an apiKey` }),
+      });
+      continue;
+    }
+    if (!provider.path) {
+      results.push({
+        name: `model ${id}`,
+        status: "warn",
+        message: "no model file configured: chat will not work",
+        fix: `set models.providers.${id}.path or CLAWBOX_MODEL_PATH to a GGUF file`,
+      });
+      continue;
+    }
+    try {
+      const info = await validateModelFile(provider.path);
+      const size = statSync(provider.path).size;
+      results.push({
+        name: `model ${id}`,
+        status: "ok",
+        message: `${provider.path}: GGUF v${info.version}, ${info.architecture}, context ${info.contextLength ?? "?"}, ${(size / 1048576).toFixed(1)} MiB`,
+      });
+    } catch (error) {
+      results.push({
+        name: `model ${id}`,
+        status: "fail",
+        message: error instanceof Error ? error.message : String(error),
+        fix: `point models.providers.${id}.path at a valid GGUF file`,
+      });
+    }
+  }
+  return results;
+}

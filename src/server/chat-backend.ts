@@ -1,0 +1,41 @@
+/**
+ * What the HTTP server needs from the agent: run a chat turn with streamed events and
+ * report model state. Declared here (structurally matching the agent's public API) so
+ * the server can be tested with any backend and does not depend on agent internals.
+ */
+export interface ChatBackendEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface ChatBackendRequest {
+  sessionKey: string;
+  text: string;
+  channel: string;
+  senderId?: string;
+  chatType: "direct" | "group" | "system";
+  onEvent?: (event: ChatBackendEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface ChatBackendResult {
+  sessionId: string;
+  sessionKey: string;
+  reply: string;
+  silent: boolean;
+  error?: { code: string; message: string };
+}
+
+export interface ChatBackend {
+  chat(request: ChatBackendRequest): Promise<ChatBackendResult>;
+  modelState(): Record<string, string>;
+}
+
+/** Text delta carried by a message_update event, if any. */
+export function textDeltaOf(event: ChatBackendEvent): string | undefined {
+  if (event.type !== "message_update") return undefined;
+  const delta = event.delta ?? (event.event as { delta?: unknown } | undefined)?.delta;
+  const kind = (event.event as { type?: unknown } | undefined)?.type;
+  if (kind !== undefined && kind !== "text_delta") return undefined;
+  return typeof delta === "string" ? delta : undefined;
+}

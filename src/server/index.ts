@@ -1,0 +1,8 @@
+export {
+  type ChatBackend,
+  type ChatBackendEvent,
+  type ChatBackendRequest,
+  type ChatBackendResult,
+  textDeltaOf,
+} from "./chat-backend.ts";
+export { type AppDeps, createApp, sessionKeyFor } from "./create-app.ts";
