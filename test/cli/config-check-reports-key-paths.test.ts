@@ -1,0 +1,39 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/run-cli.ts";
+
+describe("clawbox config check", () => {
+  it("exits 0 on a fresh home with the embedded defaults", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cfg-"));
+    const run = await runCli(["--home", home, "config", "check"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("valid");
+  });
+
+  it("exits 2 naming both the wrongly typed key and the unknown key", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cfg-"));
+    const file = join(home, "clawbox.json");
+    writeFileSync(file, '{\n  server: { port: "http" },\n  agent: { maxConcurent: 2 },\n}\n');
+    const run = await runCli(["--home", home, "config", "check"]);
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines).toContain(`${file}: server.port: Invalid input: expected number, received string (set it to a number)`);
+    expect(lines).toContain(`${file}: agent.maxConcurent: unknown key, ignored (remove it or check its spelling)`);
+  });
+
+  it("exits 2 with the position of a syntax error", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cfg-"));
+    writeFileSync(join(home, "clawbox.json"), "{ server: ");
+    const run = await runCli(["--home", home, "config", "check"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/clawbox\.json: not valid JSON5: invalid end of input at 1:\d+/);
+  });
+
+  it("takes CLAWBOX_HOME when --home is absent", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cfg-"));
+    const run = await runCli(["config", "path"], { CLAWBOX_HOME: home });
+    expect(run.stdout.trim()).toBe(join(home, "clawbox.json"));
+  });
+});
