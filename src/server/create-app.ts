@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { bearerAuth } from "hono/bearer-auth";
+import { HTTPException } from "hono/http-exception";
 import { streamSSE } from "hono/streaming";
 import * as z from "zod";
 import type { Logger } from "../system/index.ts";
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
   app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse();
     deps.logger.error("request failed", { path: c.req.path, error: error.message });
     return c.json({ error: { code: "INTERNAL", message: "internal error" } }, 500);
   });
