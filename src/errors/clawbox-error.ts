@@ -32,6 +32,7 @@ export type ErrorCode =
   | "CLI_USAGE"
   | "HTTP_BAD_REQUEST"
   | "ABORTED"
+  | "NATIVE_MODULE_MISSING"
   | "INTERNAL";
 
 export interface ClawboxErrorOptions {

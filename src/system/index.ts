@@ -7,3 +7,4 @@ export {
   type SystemdNotifierOptions,
   watchdogIntervalMs,
 } from "./systemd-notify.ts";
+export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";

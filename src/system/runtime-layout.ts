@@ -2,10 +2,11 @@
  * Where the program's parts live. Run from source, they come from the repository and
  * node_modules; inside a `bun build --compile` binary, native parts (sqlite-vec, llama.cpp
  * backend, onnxruntime) cannot be dlopen'ed from Bun's embedded filesystem, so they are
- * shipped in `lib/` beside the binary's own folder (see docs/PACKAGING.md). Everything is
- * resolved from the binary's location, never from the current directory.
+ * shipped in a lib folder beside the binary (see docs/PACKAGING.md for the three layouts:
+ * build output, tarball, .deb). Everything is resolved from the binary's real location
+ * (symlinks followed), never from the current directory.
  */
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -31,16 +32,25 @@ let cached: RuntimeLayout | undefined;
 export function runtimeLayout(): RuntimeLayout {
   if (cached) return cached;
   if (isCompiled()) {
-    const binDir = dirname(process.execPath);
-    // Tarball layout: <root>/clawbox + <root>/lib; .deb layout: /usr/bin/clawbox → /usr/lib/clawbox.
-    const candidates = [binDir, resolve(binDir, "../lib/clawbox")];
-    const root = candidates.find((dir) => existsSync(join(dir, "lib"))) ?? binDir;
+    const binDir = dirname(realpathSync(process.execPath));
+    const platformLib = join("lib", `linux-${process.arch}`);
+    // Build output: dist/clawbox-linux-<arch> + dist/lib/linux-<arch> (arches side by side);
+    // tarball: <root>/clawbox + <root>/lib; .deb: /usr/bin/clawbox + /usr/lib/clawbox/lib.
+    const candidates = [
+      { root: binDir, lib: join(binDir, platformLib) },
+      { root: binDir, lib: join(binDir, "lib") },
+      { root: resolve(binDir, "../lib/clawbox"), lib: resolve(binDir, "../lib/clawbox/lib") },
+    ];
+    const found = candidates.find((c) => existsSync(join(c.lib, "vec0.so"))) ?? {
+      root: binDir,
+      lib: join(binDir, "lib"),
+    };
     cached = {
       compiled: true,
-      root,
-      libDir: join(root, "lib"),
-      skillsDir: join(root, "skills"),
-      docsDir: join(root, "docs"),
+      root: found.root,
+      libDir: found.lib,
+      skillsDir: join(found.root, "skills"),
+      docsDir: join(found.root, "docs"),
     };
   } else {
     const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

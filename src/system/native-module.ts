@@ -1,0 +1,59 @@
+/**
+ * Loads the npm packages with native code (node-llama-cpp, onnxruntime-node) from the
+ * right place: node_modules in a source run, `<libDir>/node_modules` beside a compiled
+ * binary (Bun cannot dlopen from its embedded filesystem, see docs/PACKAGING.md).
+ * Owners import them only through `importNative`, lazily, so the bundler never pulls
+ * them into the binary and startup never pays for them.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ClawboxError } from "../errors/index.ts";
+import { runtimeLayout } from "./runtime-layout.ts";
+
+export type NativeModuleName = "node-llama-cpp" | "onnxruntime-node";
+
+/**
+ * The file `import()` should load for `name`. In a source run this is the bare name
+ * (ordinary resolution from the repository); in a compiled binary the package's entry
+ * under the layout's lib folder. Throws NATIVE_MODULE_MISSING naming the folder searched.
+ */
+export function nativeModulePath(name: NativeModuleName): string {
+  const layout = runtimeLayout();
+  if (!layout.compiled) return name;
+  const packageDir = join(layout.libDir, "node_modules", name);
+  if (!existsSync(join(packageDir, "package.json"))) {
+    throw new ClawboxError("NATIVE_MODULE_MISSING", `${name} not found in ${packageDir}`, {
+      hint: "the binary's lib folder is incomplete; reinstall clawbox or rebuild with npm run build",
+    });
+  }
+  return Bun.resolveSync(name, join(layout.libDir, "node_modules"));
+}
+
+/** Prepares the process environment a native package needs before it is imported. */
+function prepare(name: NativeModuleName): void {
+  if (name === "onnxruntime-node") process.env.ORT_DISABLE_TELEMETRY ??= "1";
+  // node-llama-cpp tests its backend by forking `process.execPath <its test script>`;
+  // a compiled binary runs that script only when acting as plain Bun.
+  if (name === "node-llama-cpp" && runtimeLayout().compiled) process.env.BUN_BE_BUN = "1";
+}
+
+/**
+ * Imports a native package lazily. Use with the package's type:
+ * `const { getLlama } = await importNative<typeof import("node-llama-cpp")>("node-llama-cpp")`.
+ */
+export async function importNative<T>(name: NativeModuleName): Promise<T> {
+  const path = nativeModulePath(name);
+  prepare(name);
+  try {
+    return (await import(path)) as T;
+  } catch (error) {
+    throw new ClawboxError(
+      "NATIVE_MODULE_MISSING",
+      `cannot load ${name} from ${path}: ${(error as Error).message}`,
+      {
+        cause: error,
+        hint: runtimeLayout().compiled ? "check the binary's lib folder" : "run npm install",
+      },
+    );
+  }
+}
