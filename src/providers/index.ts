@@ -1,8 +1,15 @@
+export { AssistantMessageBuilder } from "./assistant-message-builder.ts";
+export {
+export { LocalProvider } from "./local/local-provider.ts";
 export type {
   Provider,
   ProviderEvent,
   ProviderKind,
   ProviderRequest,
+  ProviderStats,
+  RequestStats,
   ThinkingLevel,
   ToolDefinition,
 } from "./provider.ts";
+export { createProvider, type ProviderDeps, ProviderRegistry } from "./provider-registry.ts";
+export { type CostPerMillion, computeCost, makeUsage } from "./usage-cost.ts";

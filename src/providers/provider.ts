@@ -24,6 +24,8 @@ export interface ProviderRequest {
   cacheBoundary?: number;
   messages: Message[];
   tools: ToolDefinition[];
+  /** "auto" (default): the model may answer or call a tool; "required": it must call one. */
+  toolChoice?: "auto" | "required";
   /** Session the request belongs to: local providers keep a KV cache per session. */
   sessionId?: string;
   maxTokens?: number;
@@ -55,5 +57,35 @@ export interface Provider {
   stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
   /** Loaded state for /health: "unloaded" | "loading" | "ready" | "error". */
   state?(): "unloaded" | "loading" | "ready" | "error";
+  /** Counters since creation, for /health and benchmarks. Never contains secrets. */
+  stats?(): ProviderStats;
   dispose?(): Promise<void>;
+}
+
+/** Token counts of one finished request. */
+export interface RequestStats {
+  /** Prompt tokens the model had to process (local: evaluated by llama.cpp). */
+  inputTokens: number;
+  /** Prompt tokens served from a cache (local: reused KV prefix). */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  durationMs: number;
+  stopReason: AssistantMessage["stopReason"];
+}
+
+export interface ProviderStats {
+  requests: number;
+  errors: number;
+  /** Sums over all requests. */
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  lastRequest?: RequestStats;
+  lastError?: { code: string; message: string; at: number };
+  /** Local provider: sessions holding a KV-cache sequence, and the bound. */
+  sessions?: { active: number; max: number };
+  /** Remote providers: auth profiles by id (never keys) and their cooldown end (epoch ms). */
+  authProfiles?: { id: string; coolingDownUntil?: number }[];
 }

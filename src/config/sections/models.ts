@@ -24,6 +24,14 @@ export const localProvider = z.object({
   temperature: z.number().min(0).max(2).default(0.7),
   maxTokens: z.number().int().min(1).default(512),
   seed: z.number().int().optional(),
+  /** Sessions that keep their own KV-cache sequence, LRU-evicted (default 2). */
+  sessions: z.number().int().min(1).max(8).optional(),
+  /** Reuse the KV cache across turns (default true; false re-evaluates every prompt). */
+  kvReuse: z.boolean().optional(),
+  /** "grammar" (default): tool calls via grammar-constrained JSON; "off": text only. */
+  toolCalling: z.enum(["grammar", "off"]).optional(),
+  /** Longest string in grammar-constrained tool arguments, in characters (default 256). */
+  maxArgChars: z.number().int().min(8).max(1024).optional(),
 });
 
 const authProfile = z.object({
@@ -38,11 +46,20 @@ const remoteBase = {
   authProfiles: z.array(authProfile).default([]),
   contextWindow: z.number().int().min(1024).default(128000),
   maxTokens: z.number().int().min(1).default(4096),
-  timeoutMs: z.number().int().min(1000).default(120000),
+  /** A request with no bytes received for this long fails with PROVIDER_TIMEOUT. */
+  timeoutMs: z.number().int().min(100).default(120000),
   cost: costPerMillion,
+  temperature: z.number().min(0).max(2).optional(),
+  /** Extra HTTP headers (e.g. organization ids); not for keys. */
+  headers: z.record(z.string(), z.string()).optional(),
 };
 
-export const openaiProvider = z.object({ kind: z.literal("openai"), ...remoteBase });
+export const openaiProvider = z.object({
+  kind: z.literal("openai"),
+  ...remoteBase,
+  /** Tool-schema dialect; "auto" guesses from baseUrl (DashScope, MiniMax, Ollama, llama-server). */
+  flavor: z.enum(["auto", "openai", "qwen", "minimax", "ollama", "llama-server"]).optional(),
+});
 export const anthropicProvider = z.object({ kind: z.literal("anthropic"), ...remoteBase });
 
 export const providerConfig = z.discriminatedUnion("kind", [

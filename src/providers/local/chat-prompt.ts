@@ -1,0 +1,106 @@
+/**
+ * Renders a request into ChatML pieces for a local model. Pieces are tokenized one by
+ * one and concatenated, so a piece always becomes the same tokens whatever follows it:
+ * the stable system-prompt prefix comes first and nothing per-turn is placed before it,
+ * which keeps the KV-cache prefix valid from turn to turn. Assistant messages the model
+ * generated itself are rendered from the exact tokens it produced (see `assistantKey`).
+ */
+import type { AssistantMessage, Message } from "../../messages/index.ts";
+import type { ProviderRequest, ToolDefinition } from "../provider.ts";
+
+export type PromptPiece =
+  /** Chat markup: special tokens such as <|im_start|> are parsed as such. */
+  | { kind: "markup"; text: string }
+  /** Content: tokenized as plain text, so it cannot forge chat markup. */
+  | { kind: "text"; text: string }
+  /** Body of an assistant message; `key` finds the tokens it was generated as. */
+  | { kind: "assistant"; key: string; text: string };
+
+export const TURN_END = "<|im_end|>";
+export const STOP_STRINGS = [TURN_END, "<|im_start|>", "<|endoftext|>"];
+const ASSISTANT_HEADER = "<|im_start|>assistant\n";
+const FOOTER = `${TURN_END}\n`;
+
+/** Pieces of the whole prompt, ending with the header of the reply to generate. */
+export function renderPrompt(request: ProviderRequest, jsonMode: boolean): PromptPiece[] {
+  const boundary = request.cacheBoundary ?? request.systemPrompt.length;
+  const stable = request.systemPrompt.slice(0, boundary);
+  const dynamic = request.systemPrompt.slice(boundary);
+  const pieces: PromptPiece[] = [markupPiece("<|im_start|>system\n"), textPiece(stable)];
+  if (jsonMode && request.tools.length > 0) pieces.push(textPiece(toolsSection(request.tools)));
+  pieces.push(textPiece(dynamic), markupPiece(FOOTER));
+  for (const message of request.messages) pieces.push(...renderMessage(message));
+  pieces.push(markupPiece(ASSISTANT_HEADER));
+  return pieces.filter((piece) => piece.text !== "");
+}
+
+/** Key under which the tokens generated for `message` are remembered. */
+export function assistantKey(content: AssistantMessage["content"]): string {
+  return JSON.stringify(content.filter((block) => block.type !== "thinking"));
+}
+
+function renderMessage(message: Message): PromptPiece[] {
+  if (message.role === "user") {
+    const text =
+      typeof message.content === "string"
+        ? message.content
+        : message.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
+    return [markupPiece("<|im_start|>user\n"), { kind: "text", text }, markupPiece(FOOTER)];
+  }
+  if (message.role === "toolResult") {
+    const text = message.content
+      .map((block) => (block.type === "text" ? block.text : "[image]"))
+      .join("");
+    const body = JSON.stringify({
+      name: message.toolName,
+      isError: message.isError,
+      content: text,
+    });
+    return [
+      markupPiece("<|im_start|>user\n"),
+      { kind: "text", text: `<tool_response>\n${body}\n</tool_response>` },
+      markupPiece(FOOTER),
+    ];
+  }
+  return [
+    markupPiece(ASSISTANT_HEADER),
+    { kind: "assistant", key: assistantKey(message.content), text: assistantText(message) },
+    markupPiece(FOOTER),
+  ];
+}
+
+function markupPiece(value: string): PromptPiece {
+  return { kind: "markup", text: value };
+}
+
+function textPiece(value: string): PromptPiece {
+  return { kind: "text", text: value };
+}
+
+/** How an assistant message not generated here is shown to the model. */
+function assistantText(message: AssistantMessage): string {
+  const parts: string[] = [];
+  for (const block of message.content) {
+    if (block.type === "text" && block.text !== "") parts.push(block.text);
+    if (block.type === "toolCall") {
+      parts.push(
+        JSON.stringify({ type: "toolCall", name: block.name, arguments: block.arguments }),
+      );
+    }
+  }
+  return parts.join("\n");
+}
+
+function toolsSection(tools: ToolDefinition[]): string {
+  const lines = tools.map((tool) =>
+    JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }),
+  );
+  return [
+    "\n\n# Tools",
+    'Reply with one JSON object: {"type":"toolCall","name":"<tool>","arguments":{...}} to call a tool,',
+    'or {"type":"text","text":"<answer>"} to answer.',
+    "<tools>",
+    ...lines,
+    "</tools>\n",
+  ].join("\n");
+}

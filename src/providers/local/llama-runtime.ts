@@ -1,0 +1,105 @@
+/**
+ * The process-wide llama.cpp runtime. node-llama-cpp is imported lazily, so processes
+ * that never chat do not pay for loading it; `getLlama` runs once per process with an
+ * explicit thread count (the default oversubscribes small boards by ~1000x), and each
+ * model file is validated before loading (a malformed GGUF can abort the process in
+ * native code) and then loaded once per path and shared until its last user releases it.
+ */
+import type { Llama, LlamaModel } from "node-llama-cpp";
+import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import { validateModelFile } from "../../models/index.ts";
+import type { Logger } from "../../system/index.ts";
+
+let llamaPromise: Promise<Llama> | undefined;
+const models = new Map<string, { model: Promise<LlamaModel>; users: number }>();
+
+/** The one Llama instance of this process; `threads` of the first caller wins. */
+export function loadLlama(threads: number, logger?: Logger): Promise<Llama> {
+  if (!llamaPromise) {
+    llamaPromise = (async () => {
+      const { getLlama, LlamaLogLevel } = await import("node-llama-cpp");
+      return getLlama({
+        gpu: false,
+        build: "never",
+        maxThreads: threads,
+        logLevel: LlamaLogLevel.error,
+        logger: (level, message) => logger?.debug("llama.cpp", { level, message: message.trim() }),
+      });
+    })();
+    llamaPromise.catch(() => {
+      llamaPromise = undefined;
+    });
+  }
+  return llamaPromise.catch((error: unknown) => {
+    throw new ClawboxError(
+      "MODEL_LOAD_FAILED",
+      `llama.cpp runtime failed to start: ${errorText(error)}`,
+      {
+        hint: "check that node-llama-cpp has a prebuilt binary for this platform",
+        cause: error,
+      },
+    );
+  });
+}
+
+/**
+ * Validates and loads the GGUF at `path`, or returns the already loaded model. Throws
+ * MODEL_NOT_FOUND / MODEL_INVALID (validation) or MODEL_LOAD_FAILED (llama.cpp).
+ */
+export async function acquireModel(
+  path: string,
+  threads: number,
+  logger?: Logger,
+): Promise<LlamaModel> {
+  const existing = models.get(path);
+  if (existing) {
+    existing.users += 1;
+    try {
+      return await existing.model;
+    } catch (error) {
+      existing.users -= 1;
+      throw error;
+    }
+  }
+  const entry = { model: loadModelFile(path, threads, logger), users: 1 };
+  models.set(path, entry);
+  try {
+    return await entry.model;
+  } catch (error) {
+    models.delete(path);
+    throw error;
+  }
+}
+
+/** Drops one user of the model at `path`; the last one unloads it. */
+export async function releaseModel(path: string): Promise<void> {
+  const entry = models.get(path);
+  if (!entry) return;
+  entry.users -= 1;
+  if (entry.users > 0) return;
+  models.delete(path);
+  const model = await entry.model.catch(() => undefined);
+  await model?.dispose();
+}
+
+async function loadModelFile(path: string, threads: number, logger?: Logger): Promise<LlamaModel> {
+  await validateModelFile(path);
+  const llama = await loadLlama(threads, logger);
+  try {
+    return await llama.loadModel({ modelPath: path, gpuLayers: 0 });
+  } catch (error) {
+    if (isClawboxError(error)) throw error;
+    throw new ClawboxError(
+      "MODEL_LOAD_FAILED",
+      `${path}: llama.cpp could not load the model: ${errorText(error)}`,
+      {
+        hint: "the file may be damaged, of an unsupported architecture, or too large for memory",
+        cause: error,
+      },
+    );
+  }
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,272 @@
+/**
+ * The local llama.cpp provider. The model is loaded lazily on first use and kept; each
+ * session keeps a KV-cache sequence (LRU-bounded) so a turn evaluates only what was
+ * appended since the last one. Requests run one at a time (a small board has no spare
+ * cores). Failures end the stream as classified errors: MODEL_NOT_FOUND/MODEL_INVALID
+ * (bad file, checked before llama.cpp sees it), MODEL_LOAD_FAILED, CONTEXT_OVERFLOW,
+ * MODEL_CRASHED; the process never crashes for them where llama.cpp lets us avoid it.
+ */
+import { randomUUID } from "node:crypto";
+import { basename } from "node:path";
+import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
+import type { LocalProviderConfig } from "../../config/sections/models.ts";
+import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import type { Logger } from "../../system/index.ts";
+import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
+import type { Provider, ProviderEvent, ProviderRequest, ProviderStats } from "../provider.ts";
+import { ProviderCounters } from "../provider-counters.ts";
+import { assistantKey, type PromptPiece, renderPrompt } from "./chat-prompt.ts";
+import { replySchema } from "./json-reply-schema.ts";
+import { acquireModel, errorText, loadLlama, releaseModel } from "./llama-runtime.ts";
+import { runTurn } from "./local-turn.ts";
+import { SessionSequences } from "./session-sequences.ts";
+
+const DEFAULT_CONTEXT_CAP = 8192;
+const TOKEN_MEMO_LIMIT = 4096;
+
+interface Loaded {
+  model: LlamaModel;
+  context: LlamaContext;
+  sessions: SessionSequences;
+}
+
+export interface LocalProviderDeps {
+  logger?: Logger;
+}
+
+export class LocalProvider implements Provider {
+  readonly kind = "local" as const;
+  readonly model: string;
+  private status: "unloaded" | "loading" | "ready" | "error" = "unloaded";
+  private loadedNow: Loaded | undefined;
+  private loading: Promise<Loaded> | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private readonly tokenMemo = new Map<string, Token[]>();
+  private readonly counters = new ProviderCounters();
+
+  constructor(
+    readonly id: string,
+    private readonly config: LocalProviderConfig,
+    private readonly deps: LocalProviderDeps = {},
+  ) {
+    this.model = config.path ? basename(config.path).replace(/\.gguf$/i, "") : "local";
+  }
+
+  async contextWindow(): Promise<number> {
+    return (await this.ensureLoaded()).context.contextSize;
+  }
+
+  async countTokens(text: string): Promise<number | undefined> {
+    return (await this.ensureLoaded()).model.tokenize(text, false).length;
+  }
+
+  state(): "unloaded" | "loading" | "ready" | "error" {
+    return this.status;
+  }
+
+  stats(): ProviderStats {
+    const loaded = this.status === "ready" ? this.loadedNow : undefined;
+    return this.counters.snapshot({
+      sessions: { active: loaded?.sessions.active() ?? 0, max: this.config.sessions ?? 2 },
+    });
+  }
+
+  async dispose(): Promise<void> {
+    const loading = this.loading;
+    this.loading = undefined;
+    this.status = "unloaded";
+    this.loadedNow = undefined;
+    const loaded = await loading?.catch(() => undefined);
+    if (!loaded) return;
+    await loaded.context.dispose();
+    if (this.config.path) await releaseModel(this.config.path);
+  }
+
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
+    const started = Date.now();
+    const builder = new AssistantMessageBuilder(this.id, this.model, "llama.cpp");
+    yield { type: "start", model: this.model };
+    const release = await this.lock();
+    try {
+      const loaded = await this.ensureLoaded();
+      const slot = await loaded.sessions.acquire(request.sessionId ?? "");
+      const jsonMode = request.tools.length > 0 && this.config.toolCalling !== "off";
+      const promptTokens = this.tokenize(
+        loaded.model,
+        renderPrompt(request, jsonMode),
+        slot.generated,
+      );
+      const grammar = jsonMode ? await this.grammarFor(request) : undefined;
+      const { LlamaGrammarEvaluationState } = await import("node-llama-cpp");
+      const outcome = yield* runTurn(
+        {
+          model: loaded.model,
+          slot,
+          promptTokens,
+          ...(grammar
+            ? { grammarState: new LlamaGrammarEvaluationState({ model: loaded.model, grammar }) }
+            : {}),
+          kvReuse: this.config.kvReuse ?? true,
+          temperature: request.temperature ?? this.config.temperature,
+          ...(this.config.seed !== undefined ? { seed: this.config.seed } : {}),
+          maxTokens: request.maxTokens ?? this.config.maxTokens,
+          ...(request.signal ? { signal: request.signal } : {}),
+          newToolCallId: () => `call_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
+        },
+        builder,
+      );
+      builder.setUsage({
+        input: outcome.evaluated,
+        cacheRead: outcome.reused,
+        output: outcome.output,
+      });
+      if (outcome.stopReason === "aborted") {
+        const error = new ClawboxError("ABORTED", "local generation aborted");
+        this.counters.failed(error, builder.usage(), started);
+        yield builder.errorEvent(error);
+        return;
+      }
+      const message = builder.build(outcome.stopReason);
+      if (outcome.replyTokens)
+        loaded.sessions.remember(slot, assistantKey(message.content), outcome.replyTokens);
+      this.counters.succeeded(message.usage, outcome.stopReason, started);
+      yield { type: "done", message };
+    } catch (thrown) {
+      const error = classifyLocalFailure(thrown);
+      this.deps.logger?.warn("local generation failed", {
+        provider: this.id,
+        code: error.code,
+        error: error.message,
+      });
+      this.counters.failed(error, builder.usage(), started);
+      yield builder.errorEvent(error);
+    } finally {
+      release();
+    }
+  }
+
+  private ensureLoaded(): Promise<Loaded> {
+    if (!this.loading) {
+      this.status = "loading";
+      this.loading = this.load().then(
+        (loaded) => {
+          this.status = "ready";
+          this.loadedNow = loaded;
+          return loaded;
+        },
+        (error: unknown) => {
+          this.status = "error";
+          this.loading = undefined;
+          throw error;
+        },
+      );
+    }
+    return this.loading;
+  }
+
+  private async load(): Promise<Loaded> {
+    const path = this.config.path;
+    if (!path) {
+      throw new ClawboxError(
+        "MODEL_NOT_FOUND",
+        `models.providers.${this.id}.path: no model file configured`,
+        {
+          hint: 'set it to a GGUF file, e.g. "clawbox models pull qwen2.5-0.5b"',
+        },
+      );
+    }
+    const model = await acquireModel(path, this.config.threads, this.deps.logger);
+    const sessions = this.config.sessions ?? 2;
+    try {
+      const contextSize =
+        this.config.contextSize ?? Math.min(model.trainContextSize, DEFAULT_CONTEXT_CAP);
+      const context = await model.createContext({
+        contextSize,
+        sequences: sessions,
+        threads: this.config.threads,
+      });
+      return { model, context, sessions: new SessionSequences(context, sessions) };
+    } catch (error) {
+      await releaseModel(path);
+      throw new ClawboxError(
+        "MODEL_LOAD_FAILED",
+        `${path}: could not create a llama.cpp context: ${errorText(error)}`,
+        {
+          hint: "lower models.providers.<id>.contextSize or sessions (not enough memory?)",
+          cause: error,
+        },
+      );
+    }
+  }
+
+  private tokenize(
+    model: LlamaModel,
+    pieces: PromptPiece[],
+    generated: Map<string, Token[]>,
+  ): Token[] {
+    const tokens: Token[] = [];
+    const bos = model.tokens.bos;
+    if (bos !== null && model.tokens.shouldPrependBosToken) tokens.push(bos);
+    for (const piece of pieces) {
+      const remembered = piece.kind === "assistant" ? generated.get(piece.key) : undefined;
+      if (remembered) {
+        tokens.push(...remembered);
+        continue;
+      }
+      const memoKey = `${piece.kind === "markup" ? "m" : "t"}:${piece.text}`;
+      let pieceTokens = this.tokenMemo.get(memoKey);
+      if (!pieceTokens) {
+        pieceTokens = model.tokenize(piece.text, piece.kind === "markup");
+        if (this.tokenMemo.size >= TOKEN_MEMO_LIMIT) this.tokenMemo.clear();
+        this.tokenMemo.set(memoKey, pieceTokens);
+      }
+      tokens.push(...pieceTokens);
+    }
+    return tokens;
+  }
+
+  private grammarFor(request: ProviderRequest): Promise<LlamaGrammar> {
+    const toolChoice = request.toolChoice === "required" ? "required" : "auto";
+    const schema = replySchema(request.tools, {
+      toolChoice,
+      maxArgChars: this.config.maxArgChars ?? 256,
+    });
+    const key = JSON.stringify(schema);
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      grammar = loadLlama(this.config.threads, this.deps.logger).then((llama) =>
+        llama.createGrammarForJsonSchema(
+          schema as Parameters<typeof llama.createGrammarForJsonSchema>[0],
+        ),
+      );
+      grammar.catch(() => this.grammars.delete(key));
+      this.grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  private async lock(): Promise<() => void> {
+    let release: () => void = () => {};
+    const previous = this.queue;
+    this.queue = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    return release;
+  }
+}
+
+function classifyLocalFailure(error: unknown): ClawboxError {
+  if (isClawboxError(error)) return error;
+  const text = errorText(error);
+  if (/context size|context is full|no space|kv cache/i.test(text)) {
+    return new ClawboxError("CONTEXT_OVERFLOW", `local model context exhausted: ${text}`, {
+      cause: error,
+    });
+  }
+  return new ClawboxError("MODEL_CRASHED", `local model failed while generating: ${text}`, {
+    hint: "the model was reset; try again",
+    cause: error,
+  });
+}
