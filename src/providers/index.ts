@@ -1,5 +1,4 @@
 export { AssistantMessageBuilder } from "./assistant-message-builder.ts";
-export {
 export { LocalProvider } from "./local/local-provider.ts";
 export type {
   Provider,
