@@ -20,4 +20,11 @@ export type {
 } from "./sections/models.ts";
 export type { ServerConfig } from "./sections/server.ts";
 export type { LogConfig } from "./sections/system.ts";
+export type {
+  McpConfig,
+  McpServerConfig,
+  ToolFilter,
+  ToolProfile,
+  ToolsConfig,
+} from "./sections/tools.ts";
 export { ENV_OVERRIDES } from "./env-overrides.ts";

@@ -9,6 +9,7 @@ import { memorySection } from "./sections/memory.ts";
 import { modelsSection } from "./sections/models.ts";
 import { serverSection } from "./sections/server.ts";
 import { logSection } from "./sections/system.ts";
+import { toolsSection } from "./sections/tools.ts";
 
 export const configSchema = z.object({
   /** Workspace folder; default `<home>/workspace`. */
@@ -16,6 +17,7 @@ export const configSchema = z.object({
   server: serverSection,
   models: modelsSection,
   agent: agentSection,
+  tools: toolsSection,
   context: contextSection,
   memory: memorySection,
   log: logSection,

@@ -1,4 +1,11 @@
 export { AssistantMessageBuilder } from "./assistant-message-builder.ts";
+export {
+  createFakeProvider,
+  type FakeProvider,
+  type FakeProviderOptions,
+  type FakeScript,
+  type FakeStep,
+} from "./fake-provider.ts";
 export { LocalProvider } from "./local/local-provider.ts";
 export type {
   Provider,

@@ -1,1 +1,18 @@
+export { parsePatch } from "./apply-patch-tool.ts";
+export { createBaseTools } from "./base-tools.ts";
+export { createExecTool, type ExecLimits } from "./exec-tool.ts";
+export { normalizeSchema } from "./normalize-schema.ts";
+export { sessionUsage, type UsageTotals } from "./session-usage.ts";
 export type { AgentTool, ToolContext, ToolOutput } from "./tool.ts";
+export { capText, errorOutput, textOutput } from "./tool-output.ts";
+export {
+  applyToolPolicy,
+  decideTool,
+  isOwner,
+  type PolicyDecision,
+  type PolicyInput,
+  type PolicyStage,
+  policyStages,
+} from "./tool-policy.ts";
+export { validateArguments } from "./validate-arguments.ts";
+export { resolveInWorkspace } from "./workspace-path.ts";

@@ -12,6 +12,11 @@ export interface ToolContext {
   /** Channel-qualified sender id, e.g. "cli", "qq:OPENID". */
   senderId?: string;
   isOwner: boolean;
+  channel?: string;
+  chatType?: "direct" | "group" | "system";
+  groupId?: string;
+  /** The call's id, for tools that correlate updates. */
+  toolCallId?: string;
   /** Absolute workspace folder; file tools are confined to it. */
   workspace: string;
   signal: AbortSignal;

@@ -1,0 +1,195 @@
+/**
+ * The resilient outer loop around one model call (SPEC §7): walks the fallback chain
+ * (config `models.primary`, then `models.fallbacks`), and per model compacts and
+ * retries on overflow (≤ 3), compacts and retries on a timeout when the context is
+ * over 65% full (≤ 2), and steps the thinking level down when a model rejects it.
+ * Auth-profile rotation happens inside the providers. The result is always an
+ * assistant message; on final failure it carries `stopReason: "error"`.
+ */
+import type { ClawboxConfig } from "../config/index.ts";
+import type {
+  AssembledContext,
+  ContextEngine,
+  DynamicContext,
+  RunKind,
+} from "../context/context-engine.ts";
+import { ClawboxError } from "../errors/index.ts";
+import { type AssistantMessage, emptyUsage, type Message, messageText } from "../messages/index.ts";
+import type { Provider, ThinkingLevel, ToolDefinition } from "../providers/index.ts";
+import type { Store } from "../store/index.ts";
+import type { Logger } from "../system/index.ts";
+import type { EmitEvent } from "./agent-events.ts";
+import { streamAssistant } from "./stream-assistant.ts";
+
+export const MAX_OVERFLOW_RETRIES = 3;
+export const MAX_TIMEOUT_RETRIES = 2;
+export const TIMEOUT_COMPACT_USAGE = 0.65;
+const THINKING_STEPS: ThinkingLevel[] = ["high", "medium", "low", "minimal", "off"];
+
+export interface ModelCallInput {
+  config: ClawboxConfig;
+  store: Store;
+  engine: ContextEngine;
+  logger: Logger;
+  sessionId: string;
+  runKind: RunKind;
+  dynamic: DynamicContext;
+  /** Providers in fallback order (already resolved; missing ones left out). */
+  chain: Provider[];
+  /** Tool definitions as `provider` should see them (policy applied, schemas normalized). */
+  toolsFor(provider: Provider): ToolDefinition[];
+  thinkingLevel: ThinkingLevel;
+  signal: AbortSignal;
+  emit: EmitEvent;
+}
+
+export interface ModelCallResult {
+  message: AssistantMessage;
+  provider?: Provider;
+  error?: ClawboxError;
+  /** Thinking level that worked (the caller keeps it for the next turns). */
+  thinkingLevel: ThinkingLevel;
+}
+
+function estimateTokens(context: AssembledContext): number {
+  let chars = context.systemPrompt.length;
+  for (const message of context.messages) chars += messageText(message as Message).length;
+  return Math.ceil(chars / 3.5);
+}
+
+/** True when the error says the model does not take this thinking/reasoning level. */
+export function rejectsThinkingLevel(error: ClawboxError): boolean {
+  if (error.details?.thinkingLevelRejected === true) return true;
+  return /\b(thinking|reasoning)(_effort| effort| level|\.|\b)[^\n]{0,80}\b(not supported|unsupported|invalid|not allowed|does not support|not available)/i.test(
+    error.message,
+  );
+}
+
+function lowerThinking(level: ThinkingLevel): ThinkingLevel {
+  const index = THINKING_STEPS.indexOf(level);
+  return THINKING_STEPS[Math.min(THINKING_STEPS.length - 1, index + 1)] ?? "off";
+}
+
+export async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
+  let thinkingLevel = input.thinkingLevel;
+  let last: ModelCallResult | undefined;
+  if (input.chain.length === 0) {
+    const error = new ClawboxError(
+      "MODEL_NOT_FOUND",
+      `no model provider is configured for "${input.config.models.primary}"`,
+      {
+        hint: "set models.primary and models.providers in clawbox.json",
+      },
+    );
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: [],
+      provider: input.config.models.primary,
+      model: "none",
+      usage: emptyUsage(),
+      stopReason: "error",
+      errorMessage: error.message,
+      timestamp: Date.now(),
+    };
+    return { message, error, thinkingLevel };
+  }
+  for (const provider of input.chain) {
+    let overflowRetries = 0;
+    let timeoutRetries = 0;
+    for (;;) {
+      const session = input.store.sessions.require(input.sessionId);
+      const tools = input.toolsFor(provider);
+      const modelKind = provider.kind === "local" ? "local" : "cloud";
+      const context = await input.engine.assemble({
+        session,
+        provider,
+        modelKind,
+        runKind: input.runKind,
+        tools,
+        dynamic: input.dynamic,
+      });
+      const outcome = await streamAssistant(
+        provider,
+        {
+          systemPrompt: context.systemPrompt,
+          cacheBoundary: context.cacheBoundary,
+          messages: context.messages,
+          tools: context.tools,
+          sessionId: input.sessionId,
+          thinkingLevel,
+          signal: input.signal,
+        },
+        input.emit,
+      );
+      if (!outcome.error) return { message: outcome.message, provider, thinkingLevel };
+      const error = outcome.error;
+      last = { message: outcome.message, provider, error, thinkingLevel };
+      if (error.code === "ABORTED" || input.signal.aborted) return last;
+      const log = { provider: provider.id, code: error.code, error: error.message };
+      if (error.code === "CONTEXT_OVERFLOW" && overflowRetries < MAX_OVERFLOW_RETRIES) {
+        overflowRetries++;
+        input.logger.warn("context overflow: compacting and retrying", {
+          ...log,
+          attempt: overflowRetries,
+        });
+        const compacted = await compactSafely(input, provider, "overflow");
+        if (compacted) continue;
+      }
+      if (error.code === "PROVIDER_TIMEOUT" && timeoutRetries < MAX_TIMEOUT_RETRIES) {
+        const usage = estimateTokens(context) / Math.max(1, await provider.contextWindow());
+        if (usage > TIMEOUT_COMPACT_USAGE) {
+          timeoutRetries++;
+          input.logger.warn("timeout with a full context: compacting and retrying", {
+            ...log,
+            usage,
+          });
+          if (await compactSafely(input, provider, "timeout")) continue;
+        }
+      }
+      if (thinkingLevel !== "off" && rejectsThinkingLevel(error)) {
+        const next = lowerThinking(thinkingLevel);
+        input.logger.warn(`thinking level ${thinkingLevel} rejected: retrying with ${next}`, log);
+        thinkingLevel = next;
+        continue;
+      }
+      input.logger.warn("model call failed: trying the next model in the fallback chain", log);
+      break;
+    }
+  }
+  return last ?? { message: blank(input), thinkingLevel };
+}
+
+function blank(input: ModelCallInput): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    provider: input.config.models.primary,
+    model: "none",
+    usage: emptyUsage(),
+    stopReason: "error",
+    errorMessage: "no model answered",
+    timestamp: Date.now(),
+  };
+}
+
+async function compactSafely(
+  input: ModelCallInput,
+  provider: Provider,
+  reason: "overflow" | "timeout",
+): Promise<boolean> {
+  try {
+    const result = await input.engine.compact({
+      session: input.store.sessions.require(input.sessionId),
+      provider,
+      reason,
+      signal: input.signal,
+    });
+    return result.compacted;
+  } catch (error) {
+    input.logger.warn("compaction failed", {
+      reason,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return false;
+  }
+}

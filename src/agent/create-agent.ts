@@ -1,0 +1,335 @@
+/**
+ * The agent: takes chat requests from any channel, runs them one at a time per
+ * session (steering and follow-up queue) and at most `agent.maxConcurrent` at once,
+ * and turns each run's outcome into a cleaned reply. Guarantees: the user message is
+ * stored before any model call; every run ends with a stored assistant message (with
+ * `stopReason: "error"` on failure) and a plain-words error for the user; a consumer's
+ * throwing `onEvent` never breaks a run.
+ */
+import type { ClawboxConfig } from "../config/index.ts";
+import type { ContextEngine } from "../context/context-engine.ts";
+import { ClawboxError, toClawboxError } from "../errors/index.ts";
+import { emptyUsage, messageText } from "../messages/index.ts";
+import type { Provider } from "../providers/index.ts";
+import type { SessionRow, Store } from "../store/index.ts";
+import type { HomePaths, Logger } from "../system/index.ts";
+import {
+  type AgentTool,
+  applyToolPolicy,
+  createBaseTools,
+  isOwner,
+  normalizeSchema,
+} from "../tools/index.ts";
+import type { AgentEvent } from "./agent-events.ts";
+import type { ChatRequest, ChatResult } from "./chat-request.ts";
+import { cleanOutput } from "./clean-output.ts";
+import { createConcurrencyLimit } from "./concurrency-limit.ts";
+import { createEngineSource } from "./engine-source.ts";
+import { plainFailureMessage } from "./failure-message.ts";
+import { createProviderCache, type ProviderSource } from "./provider-source.ts";
+import { runAgentLoop } from "./run-agent-loop.ts";
+import { createSessionQueue } from "./session-queue.ts";
+import { parseSlashCommand, runSlashCommand } from "./slash-commands.ts";
+import { createSteeringInbox, type SteeringInbox } from "./steering-inbox.ts";
+
+export interface AgentDeps {
+  config: ClawboxConfig;
+  store: Store;
+  paths: HomePaths;
+  logger: Logger;
+  /** Providers by config id, or a lookup; default: built lazily from config by the providers area. */
+  providers?: ProviderSource;
+  /** Default: the context area's `createContextEngine`. */
+  engine?: ContextEngine;
+  /** Extra tools (memory, camera…) added to the base tools; all pass the policy. */
+  tools?: AgentTool[];
+  /** Tools that appear later (MCP); called at the start of every run. */
+  dynamicTools?: () => AgentTool[];
+}
+
+export interface Agent {
+  /** Queued per session; one run at a time per session; `maxConcurrent` overall. Never rejects. */
+  chat(request: ChatRequest): Promise<ChatResult>;
+  /** Per provider id in the fallback chain: unloaded | loading | ready | error. */
+  modelState(): Record<string, string>;
+  /** Every tool known before policy (names), for doctor and tests. */
+  toolNames(): string[];
+  /** Aborts running and queued runs, waits for them, disposes providers. */
+  close(): Promise<void>;
+}
+
+export function createAgent(deps: AgentDeps): Agent {
+  const { config, store, paths, logger } = deps;
+  const limit = createConcurrencyLimit(config.agent.maxConcurrent);
+  const queue = createSessionQueue();
+  const inboxes = new Map<string, SteeringInbox>();
+  const controllers = new Set<AbortController>();
+  const providers = createProviderCache(deps.providers, config, { logger, paths });
+  const engine = createEngineSource(deps.engine, { config, store, paths, logger });
+  const baseTools = [...createBaseTools({ store, tools: config.tools }), ...(deps.tools ?? [])];
+  const allTools = () => [...baseTools, ...(deps.dynamicTools?.() ?? [])];
+  let closing = false;
+
+  const chain = () =>
+    providers.chainIds().flatMap((id) => {
+      const provider = providers.get(id);
+      return provider ? [provider] : [];
+    });
+
+  const sessionFor = (request: ChatRequest): SessionRow => {
+    const deliveryContext = { channel: request.channel, to: request.groupId ?? request.senderId };
+    const row = store.sessions.getOrCreate({
+      sessionKey: request.sessionKey,
+      chatType: request.chatType,
+      deliveryContext,
+      cwd: paths.workspace,
+    });
+    store.sessions.update(row.sessionId, {
+      chatType: request.chatType,
+      deliveryContext,
+      lastChannel: request.channel,
+      lastTo: deliveryContext.to ?? null,
+    });
+    return store.sessions.require(row.sessionId);
+  };
+
+  const safeEmit = (request: ChatRequest) => (event: AgentEvent) => {
+    if (!request.onEvent) return;
+    try {
+      request.onEvent(event);
+    } catch (error) {
+      logger.warn("onEvent threw; ignored", {
+        event: event.type,
+        error: toClawboxError(error).message,
+      });
+    }
+  };
+
+  async function run(request: ChatRequest): Promise<ChatResult> {
+    const session = sessionFor(request);
+    const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
+    if (closing || request.signal?.aborted) {
+      return {
+        ...base,
+        reply: "",
+        silent: true,
+        error: { code: "ABORTED", message: plainFailureMessage(new ClawboxError("ABORTED", "")) },
+      };
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+    controllers.add(controller);
+    const inbox = createSteeringInbox();
+    inboxes.set(request.sessionKey, inbox);
+    let result: ChatResult = { ...base, reply: "", silent: false };
+    try {
+      result = await runWithEngine(request, session, controller.signal);
+      return result;
+    } finally {
+      inboxes.delete(request.sessionKey);
+      request.signal?.removeEventListener("abort", onAbort);
+      controllers.delete(controller);
+      for (const offer of inbox.close(result)) {
+        offer.resolve(chat({ ...offer.request, queueMode: "followup" }));
+      }
+    }
+  }
+
+  async function runWithEngine(
+    request: ChatRequest,
+    session: SessionRow,
+    signal: AbortSignal,
+  ): Promise<ChatResult> {
+    const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
+    const owner = isOwner(config, request.senderId);
+    const tools = allTools();
+    const policyFor = (provider: Provider) =>
+      applyToolPolicy(tools, config, {
+        providerId: provider.id,
+        channel: request.channel,
+        chatType: request.chatType,
+        groupId: request.groupId,
+        senderId: request.senderId,
+        isOwner: owner,
+      });
+    let contextEngine: ContextEngine;
+    try {
+      contextEngine = await engine();
+    } catch (error) {
+      return failWithoutEngine(request, session, toClawboxError(error));
+    }
+    const loop = await runAgentLoop({
+      runId: crypto.randomUUID(),
+      config,
+      store,
+      engine: contextEngine,
+      logger,
+      sessionId: session.sessionId,
+      sessionKey: session.sessionKey,
+      request,
+      runKind: request.runKind ?? "interactive",
+      chain: chain(),
+      toolsFor: policyFor,
+      definitionsFor: (provider, allowed) =>
+        allowed.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          parameters: normalizeSchema(tool.parameters, provider.kind),
+        })),
+      knownTools: new Set(tools.map((tool) => tool.name)),
+      toolContext: {
+        sessionId: session.sessionId,
+        sessionKey: session.sessionKey,
+        senderId: request.senderId,
+        isOwner: owner,
+        workspace: paths.workspace,
+        channel: request.channel,
+        chatType: request.chatType,
+        groupId: request.groupId,
+      },
+      thinkingLevel: config.agent.thinkingLevel,
+      drainSteering: () => inboxes.get(request.sessionKey)?.drain() ?? [],
+      signal,
+      emit: safeEmit(request),
+    });
+    store.sessions.update(session.sessionId, {
+      model: loop.provider ? `${loop.provider.id}/${loop.provider.model}` : undefined,
+      abortedLastRun: loop.error?.code === "ABORTED",
+    });
+    try {
+      await contextEngine.maintain(session.sessionId, store);
+    } catch (error) {
+      logger.warn("context maintenance failed", { error: toClawboxError(error).message });
+    }
+    if (loop.error) {
+      logger.warn("run failed", {
+        sessionKey: session.sessionKey,
+        code: loop.error.code,
+        error: loop.error.message,
+      });
+      const plain = plainFailureMessage(loop.error);
+      return {
+        ...base,
+        reply: plain,
+        silent: false,
+        message: loop.final,
+        error: { code: loop.error.code, message: plain },
+      };
+    }
+    const cleaned = cleanOutput(messageText(loop.final));
+    return { ...base, reply: cleaned.text, silent: cleaned.silent, message: loop.final };
+  }
+
+  function failWithoutEngine(
+    request: ChatRequest,
+    session: SessionRow,
+    error: ClawboxError,
+  ): ChatResult {
+    logger.error("no context engine: the turn is stored with an error", { error: error.message });
+    store.transcript.append(session.sessionId, {
+      type: "message",
+      message: { role: "user", content: request.text, timestamp: Date.now() },
+    });
+    const message = {
+      role: "assistant" as const,
+      content: [],
+      provider: config.models.primary,
+      model: "none",
+      usage: emptyUsage(),
+      stopReason: "error" as const,
+      errorMessage: error.message,
+      timestamp: Date.now(),
+    };
+    store.transcript.append(session.sessionId, { type: "message", message });
+    const plain = plainFailureMessage(error);
+    return {
+      sessionId: session.sessionId,
+      sessionKey: session.sessionKey,
+      reply: plain,
+      silent: false,
+      message,
+      error: { code: error.code, message: plain },
+    };
+  }
+
+  function chat(request: ChatRequest): Promise<ChatResult> {
+    const slash = parseSlashCommand(request.text);
+    if (slash) {
+      const handle = () =>
+        runSlashCommand(slash.command, slash.args, {
+          store,
+          request,
+          session: () => sessionFor(request),
+          newSession: () => {
+            const current = sessionFor(request);
+            return store.sessions.create({
+              sessionKey: request.sessionKey,
+              chatType: request.chatType,
+              deliveryContext: current.deliveryContext ?? undefined,
+              cwd: paths.workspace,
+            });
+          },
+          engine,
+          primary: () => chain()[0],
+          chainIds: () => providers.chainIds(),
+        });
+      // Read-only commands answer at once; the others wait for the session's turn.
+      return slash.command === "status" || slash.command === "context"
+        ? handle()
+        : queue.enqueue(request.sessionKey, handle);
+    }
+    if (request.queueMode === "steer") {
+      const inbox = inboxes.get(request.sessionKey);
+      if (inbox) return inbox.offer(request);
+    }
+    return queue
+      .enqueue(request.sessionKey, () => limit.run(() => run(request)))
+      .catch((error: unknown) => {
+        const classified = toClawboxError(error);
+        logger.error("run crashed", {
+          sessionKey: request.sessionKey,
+          code: classified.code,
+          error: classified.message,
+        });
+        const session = store.sessions.byKey(request.sessionKey);
+        return {
+          sessionId: session?.sessionId ?? "",
+          sessionKey: request.sessionKey,
+          reply: plainFailureMessage(classified),
+          silent: false,
+          error: { code: classified.code, message: plainFailureMessage(classified) },
+        };
+      });
+  }
+
+  return {
+    chat,
+    modelState() {
+      const created = new Map(providers.created().map((provider) => [provider.id, provider]));
+      return Object.fromEntries(
+        providers
+          .chainIds()
+          .map((id) => [
+            id,
+            created.get(id)?.state?.() ?? (created.has(id) ? "ready" : "unloaded"),
+          ]),
+      );
+    },
+    toolNames: () => allTools().map((tool) => tool.name),
+    async close() {
+      closing = true;
+      for (const controller of controllers) controller.abort();
+      await queue.idle();
+      for (const provider of providers.created()) {
+        try {
+          await provider.dispose?.();
+        } catch (error) {
+          logger.warn(`disposing provider ${provider.id} failed`, {
+            error: toClawboxError(error).message,
+          });
+        }
+      }
+    },
+  };
+}

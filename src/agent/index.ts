@@ -1,0 +1,12 @@
+export type { AgentEvent, AssistantStreamEvent } from "./agent-events.ts";
+export type { ChatRequest, ChatResult } from "./chat-request.ts";
+export {
+  type CleanedOutput,
+  cleanOutput,
+  SILENT_TOKENS,
+  stripInternalTags,
+} from "./clean-output.ts";
+export { type Agent, type AgentDeps, createAgent } from "./create-agent.ts";
+export { plainFailureMessage } from "./failure-message.ts";
+export type { ProviderLookup, ProviderSource } from "./provider-source.ts";
+export { parseSlashCommand } from "./slash-commands.ts";

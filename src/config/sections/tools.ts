@@ -1,0 +1,85 @@
+/**
+ * Tool policy, the exec tool's limits and MCP servers. The policy narrows the tool set
+ * stage by stage (profile → provider → allow/deny → agent → channel/group → sender);
+ * a deny at any stage wins over every allow.
+ */
+import * as z from "zod";
+
+const toolPattern = z.string().min(1);
+
+/** One stage of the policy pipeline: `allow` narrows (when given), `deny` removes. */
+export const toolFilter = z.object({
+  allow: z.array(toolPattern).optional(),
+  deny: z.array(toolPattern).optional(),
+});
+
+export const toolProfile = z.enum(["minimal", "coding", "messaging", "full"]);
+
+const providerToolPolicy = toolFilter.extend({ profile: toolProfile.optional() });
+
+const mcpStdioServer = z.object({
+  transport: z.literal("stdio"),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  enabled: z.boolean().default(true),
+});
+
+const mcpHttpServer = z.object({
+  transport: z.literal("http"),
+  url: z.string().url(),
+  headers: z.record(z.string(), z.string()).optional(),
+  enabled: z.boolean().default(true),
+});
+
+export const mcpServerConfig = z.discriminatedUnion("transport", [mcpStdioServer, mcpHttpServer]);
+
+export const mcpSection = z
+  .object({
+    servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/), mcpServerConfig).default({}),
+    /** Connecting and listing tools; startup never waits longer than this per server. */
+    connectTimeoutMs: z.number().int().min(100).default(10000),
+    /** One tool call; a hanging server returns an error result after this. */
+    callTimeoutMs: z.number().int().min(100).default(30000),
+    /** Wait before reconnecting a failed server. */
+    reconnectDelayMs: z.number().int().min(0).default(5000),
+  })
+  .default({ servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 });
+
+export const toolsSection = z
+  .object({
+    profile: toolProfile.default("full"),
+    allow: z.array(toolPattern).optional(),
+    deny: z.array(toolPattern).optional(),
+    /** Per provider id (key of `models.providers`). */
+    byProvider: z.record(z.string(), providerToolPolicy).default({}),
+    /** Per channel ("qq") or channel group ("qq:group:GROUPID"). */
+    byChannel: z.record(z.string(), toolFilter).default({}),
+    /** Per sender id ("qq:OPENID"). */
+    bySender: z.record(z.string(), toolFilter).default({}),
+    /** Run a turn's tool calls in parallel or one after another. */
+    execution: z.enum(["parallel", "sequential"]).default("parallel"),
+    exec: z
+      .object({
+        timeoutMs: z.number().int().min(100).default(30000),
+        maxOutputChars: z.number().int().min(100).default(20000),
+      })
+      .default({ timeoutMs: 30000, maxOutputChars: 20000 }),
+    mcp: mcpSection,
+  })
+  .default({
+    profile: "full",
+    byProvider: {},
+    byChannel: {},
+    bySender: {},
+    execution: "parallel",
+    exec: { timeoutMs: 30000, maxOutputChars: 20000 },
+    mcp: { servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 },
+  });
+
+export type ToolsConfig = z.infer<typeof toolsSection>;
+export type ToolFilter = z.infer<typeof toolFilter>;
+export type ToolProfile = z.infer<typeof toolProfile>;
+export type McpConfig = z.infer<typeof mcpSection>;
+export type McpServerConfig = z.infer<typeof mcpServerConfig>;

@@ -1,0 +1,148 @@
+/**
+ * `apply_patch`: the "*** Begin Patch" format (Add File / Update File / Delete File,
+ * hunks of ` ` context, `-` removed and `+` added lines). Every path is confined to the
+ * workspace and every hunk is checked before anything is written: a patch applies
+ * whole or not at all.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { ClawboxError } from "../errors/index.ts";
+import type { AgentTool } from "./tool.ts";
+import { errorOutput, textOutput } from "./tool-output.ts";
+import { resolveInWorkspace } from "./workspace-path.ts";
+
+type FileOp =
+  | { kind: "add"; path: string; lines: string[] }
+  | { kind: "delete"; path: string }
+  | { kind: "update"; path: string; hunks: string[][] };
+
+const bad = (message: string) =>
+  new ClawboxError("TOOL_INVALID_ARGS", `apply_patch: ${message}`, {
+    hint: 'start with "*** Begin Patch", then "*** Update File: path" and hunks, end with "*** End Patch"',
+  });
+
+export function parsePatch(patch: string): FileOp[] {
+  const lines = patch.replace(/\r\n/g, "\n").split("\n");
+  const start = lines.findIndex((line) => line.trim() === "*** Begin Patch");
+  if (start < 0) throw bad('missing "*** Begin Patch"');
+  const ops: FileOp[] = [];
+  let op: FileOp | undefined;
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line.trim() === "*** End Patch") return ops;
+    const header = /^\*\*\* (Add|Delete|Update) File: (.+)$/.exec(line);
+    if (header) {
+      const path = (header[2] ?? "").trim();
+      op =
+        header[1] === "Add"
+          ? { kind: "add", path, lines: [] }
+          : header[1] === "Delete"
+            ? { kind: "delete", path }
+            : { kind: "update", path, hunks: [] };
+      ops.push(op);
+      continue;
+    }
+    if (!op) {
+      if (line.trim() === "") continue;
+      throw bad(`line ${i + 1}: expected a file header, got "${line.slice(0, 60)}"`);
+    }
+    if (op.kind === "add") {
+      if (!line.startsWith("+")) throw bad(`line ${i + 1}: lines of an added file start with "+"`);
+      op.lines.push(line.slice(1));
+    } else if (op.kind === "update") {
+      if (line.startsWith("@@")) op.hunks.push([]);
+      else if (line === "*** End of File") continue;
+      else {
+        if (op.hunks.length === 0) op.hunks.push([]);
+        op.hunks.at(-1)?.push(line === "" ? " " : line);
+      }
+    } else if (line.trim() !== "") throw bad(`line ${i + 1}: a deleted file takes no lines`);
+  }
+  throw bad('missing "*** End Patch"');
+}
+
+function applyHunks(text: string, hunks: string[][], where: string): string {
+  let lines = text.split("\n");
+  let cursor = 0;
+  for (const [index, hunk] of hunks.entries()) {
+    const before: string[] = [];
+    const after: string[] = [];
+    for (const line of hunk) {
+      const mark = line[0];
+      const body = line.slice(1);
+      if (mark === " ") before.push(body), after.push(body);
+      else if (mark === "-") before.push(body);
+      else if (mark === "+") after.push(body);
+      else throw bad(`${where}: hunk ${index + 1}: lines start with " ", "-" or "+"`);
+    }
+    const at = findLines(lines, before, cursor);
+    if (at < 0)
+      throw new ClawboxError(
+        "TOOL_FAILED",
+        `apply_patch: ${where}: hunk ${index + 1} does not match the file`,
+        { hint: "read the file and rebuild the hunk from its current text" },
+      );
+    lines = [...lines.slice(0, at), ...after, ...lines.slice(at + before.length)];
+    cursor = at + after.length;
+  }
+  return lines.join("\n");
+}
+
+function findLines(lines: string[], needle: string[], from: number): number {
+  if (needle.length === 0) return lines.length;
+  for (let i = from; i + needle.length <= lines.length; i++) {
+    if (needle.every((line, j) => lines[i + j] === line)) return i;
+  }
+  return from > 0 ? findLines(lines, needle, 0) : -1;
+}
+
+export const applyPatchTool: AgentTool = {
+  name: "apply_patch",
+  group: "fs",
+  description:
+    'Apply a multi-file patch in the "*** Begin Patch" format: "*** Add File: p" (+lines), "*** Delete File: p", "*** Update File: p" with @@ hunks of " ", "-", "+" lines; end with "*** End Patch".',
+  parameters: {
+    type: "object",
+    properties: { patch: { type: "string", minLength: 1 } },
+    required: ["patch"],
+    additionalProperties: false,
+  },
+  async execute(args, ctx) {
+    try {
+      const ops = parsePatch(String(args.patch));
+      const writes: { path: string; content: string | null }[] = [];
+      for (const op of ops) {
+        const path = resolveInWorkspace(ctx.workspace, op.path);
+        if (op.kind === "add") {
+          if (existsSync(path))
+            throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path} already exists`, {
+              hint: "use Update File",
+            });
+          writes.push({ path, content: op.lines.join("\n") });
+        } else if (op.kind === "delete") {
+          if (!existsSync(path))
+            throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path}: no such file`);
+          writes.push({ path, content: null });
+        } else {
+          if (!existsSync(path))
+            throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path}: no such file`, {
+              hint: "use Add File",
+            });
+          writes.push({ path, content: applyHunks(readFileSync(path, "utf8"), op.hunks, op.path) });
+        }
+      }
+      for (const write of writes) {
+        if (write.content === null) rmSync(write.path);
+        else {
+          mkdirSync(dirname(write.path), { recursive: true });
+          writeFileSync(write.path, write.content);
+        }
+      }
+      return textOutput(
+        ops.map((op) => `${op.kind} ${op.path}`).join("\n") || "empty patch: nothing changed",
+      );
+    } catch (error) {
+      return errorOutput(error);
+    }
+  },
+};

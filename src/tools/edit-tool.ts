@@ -1,0 +1,53 @@
+/** `edit`: replaces an exact piece of text in a workspace file; refuses ambiguous edits. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { ClawboxError } from "../errors/index.ts";
+import type { AgentTool } from "./tool.ts";
+import { errorOutput, textOutput } from "./tool-output.ts";
+import { resolveInWorkspace } from "./workspace-path.ts";
+
+export const editTool: AgentTool = {
+  name: "edit",
+  group: "fs",
+  description:
+    "Replace `oldText` with `newText` in a workspace file. `oldText` must occur exactly once unless `replaceAll`.",
+  parameters: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      oldText: { type: "string", minLength: 1 },
+      newText: { type: "string" },
+      replaceAll: { type: "boolean" },
+    },
+    required: ["path", "oldText", "newText"],
+    additionalProperties: false,
+  },
+  async execute(args, ctx) {
+    try {
+      const where = String(args.path);
+      const path = resolveInWorkspace(ctx.workspace, where);
+      let text: string;
+      try {
+        text = readFileSync(path, "utf8");
+      } catch {
+        throw new ClawboxError("TOOL_FAILED", `edit: ${where}: no such file`, {
+          hint: "create it with write",
+        });
+      }
+      const oldText = String(args.oldText);
+      const count = text.split(oldText).length - 1;
+      if (count === 0)
+        throw new ClawboxError("TOOL_FAILED", `edit: ${where}: oldText not found`, {
+          hint: "read the file and copy the text exactly",
+        });
+      if (count > 1 && args.replaceAll !== true) {
+        throw new ClawboxError("TOOL_FAILED", `edit: ${where}: oldText occurs ${count} times`, {
+          hint: "include more surrounding text, or set replaceAll",
+        });
+      }
+      writeFileSync(path, text.split(oldText).join(String(args.newText)));
+      return textOutput(`edited ${where} (${count} replacement${count === 1 ? "" : "s"})`);
+    } catch (error) {
+      return errorOutput(error);
+    }
+  },
+};

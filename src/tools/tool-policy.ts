@@ -1,0 +1,109 @@
+/**
+ * The tool policy pipeline (SPEC §7). Stages narrow the tool set in order: profile →
+ * provider profile and filter → global allow/deny → agent → channel, then group →
+ * sender. A stage's `allow` keeps only matching tools; a `deny` anywhere removes a tool
+ * whatever any stage allows (deny wins). Owner-only tools never reach a non-owner.
+ * Patterns: exact names, `*` wildcards ("mcp__home__*"), and `group:<name>`.
+ */
+import type { ClawboxConfig, ToolFilter, ToolProfile } from "../config/index.ts";
+import type { AgentTool } from "./tool.ts";
+
+const PROFILES: Record<ToolProfile, string[] | undefined> = {
+  minimal: ["session_status"],
+  coding: ["group:fs", "group:runtime", "group:sessions", "group:memory"],
+  messaging: ["group:sessions", "group:memory", "group:mcp"],
+  full: undefined,
+};
+
+export interface PolicyInput {
+  providerId: string;
+  channel: string;
+  chatType: "direct" | "group" | "system";
+  groupId?: string;
+  senderId?: string;
+  isOwner: boolean;
+}
+
+export interface PolicyStage {
+  name: string;
+  allow?: string[];
+  deny?: string[];
+}
+
+function patternMatches(pattern: string, tool: AgentTool): boolean {
+  if (pattern.startsWith("group:")) return tool.group === pattern.slice(6);
+  if (!pattern.includes("*")) return pattern === tool.name;
+  const regex = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
+  return regex.test(tool.name);
+}
+
+const anyMatches = (patterns: string[], tool: AgentTool) =>
+  patterns.some((p) => patternMatches(p, tool));
+
+/** The stages that apply to one request, in pipeline order. */
+export function policyStages(config: ClawboxConfig, input: PolicyInput): PolicyStage[] {
+  const tools = config.tools;
+  const stages: PolicyStage[] = [];
+  const add = (name: string, filter: Partial<ToolFilter> | undefined) => {
+    if (filter && (filter.allow || filter.deny))
+      stages.push({ name, allow: filter.allow, deny: filter.deny });
+  };
+  stages.push({ name: `profile ${tools.profile}`, allow: PROFILES[tools.profile] });
+  const byProvider = tools.byProvider[input.providerId];
+  if (byProvider?.profile)
+    stages.push({
+      name: `provider profile ${byProvider.profile}`,
+      allow: PROFILES[byProvider.profile],
+    });
+  add(`provider ${input.providerId}`, byProvider);
+  add("tools", { allow: tools.allow, deny: tools.deny });
+  add(`agent ${config.agent.id}`, config.agent.tools);
+  add(`channel ${input.channel}`, tools.byChannel[input.channel]);
+  if (input.groupId)
+    add(`group ${input.groupId}`, tools.byChannel[`${input.channel}:group:${input.groupId}`]);
+  if (input.senderId) add(`sender ${input.senderId}`, tools.bySender[input.senderId]);
+  return stages;
+}
+
+export interface PolicyDecision {
+  allowed: boolean;
+  /** Which stage removed the tool, for logs and denial messages. */
+  reason?: string;
+}
+
+export function decideTool(
+  tool: AgentTool,
+  stages: PolicyStage[],
+  isOwner: boolean,
+): PolicyDecision {
+  if (tool.ownerOnly && !isOwner)
+    return { allowed: false, reason: "owner-only tool and the sender is not an owner" };
+  for (const stage of stages) {
+    if (stage.deny && anyMatches(stage.deny, tool))
+      return { allowed: false, reason: `denied by ${stage.name}` };
+  }
+  for (const stage of stages) {
+    if (stage.allow && !anyMatches(stage.allow, tool))
+      return { allowed: false, reason: `not allowed by ${stage.name}` };
+  }
+  return { allowed: true };
+}
+
+/** The tools a request may see and call. */
+export function applyToolPolicy(
+  tools: AgentTool[],
+  config: ClawboxConfig,
+  input: PolicyInput,
+): AgentTool[] {
+  const stages = policyStages(config, input);
+  return tools.filter((tool) => decideTool(tool, stages, input.isOwner).allowed);
+}
+
+export function isOwner(config: ClawboxConfig, senderId: string | undefined): boolean {
+  return senderId !== undefined && config.agent.owners.includes(senderId);
+}

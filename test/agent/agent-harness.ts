@@ -1,0 +1,73 @@
+/** Builds a real agent over a real SQLite file in a temp home, with a given provider and the test engine. */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ProviderSource } from "../../src/agent/index.ts";
+import { type Agent, createAgent } from "../../src/agent/index.ts";
+import { type ClawboxConfig, configSchema } from "../../src/config/index.ts";
+import type { ContextEngine } from "../../src/context/context-engine.ts";
+import type { Message } from "../../src/messages/index.ts";
+import { Store } from "../../src/store/index.ts";
+import { type HomePaths, homePaths, silentLogger } from "../../src/system/index.ts";
+import type { AgentTool } from "../../src/tools/index.ts";
+import { createTestContextEngine, type TestContextEngine } from "../fakes/test-context-engine.ts";
+
+export interface Harness {
+  agent: Agent;
+  store: Store;
+  paths: HomePaths;
+  config: ClawboxConfig;
+  engine: ContextEngine | TestContextEngine;
+  /** Messages on the active branch of the session under `key`. */
+  messages(key: string): Message[];
+  close(): Promise<void>;
+}
+
+export function buildConfig(raw: Record<string, unknown>): ClawboxConfig {
+  return configSchema.parse(raw);
+}
+
+export function createHarness(options: {
+  providers: ProviderSource;
+  config?: Record<string, unknown>;
+  tools?: AgentTool[];
+  engine?: (store: Store) => ContextEngine;
+}): Harness {
+  const home = mkdtempSync(join(tmpdir(), "clawbox-agent-"));
+  const paths = homePaths(home, undefined, {});
+  mkdirSync(paths.workspace, { recursive: true });
+  const config = buildConfig({
+    models: { primary: "fake", fallbacks: [], providers: {} },
+    ...options.config,
+  });
+  const store = Store.open({ path: paths.database });
+  const engine = options.engine ? options.engine(store) : createTestContextEngine(store);
+  const agent = createAgent({
+    config,
+    store,
+    paths,
+    logger: silentLogger,
+    providers: options.providers,
+    engine,
+    tools: options.tools,
+  });
+  return {
+    agent,
+    store,
+    paths,
+    config,
+    engine,
+    messages(key) {
+      const session = store.sessions.byKey(key);
+      if (!session) return [];
+      return store.transcript
+        .branch(session.sessionId)
+        .flatMap((e) => (e.type === "message" ? [e.message] : []));
+    },
+    async close() {
+      await agent.close();
+      store.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
