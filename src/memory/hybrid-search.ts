@@ -1,0 +1,156 @@
+/**
+ * memory_search ranking (SPEC §8): vector 0.7 + keyword 0.3 over a candidate pool of
+ * maxResults × 4 from each side, then optional temporal decay and MMR, a minimum score
+ * of 0.35 and at most 6 results. Without an embedding model the keyword score alone
+ * ranks (weights renormalized) and the response says `mode: "keyword"` with the reason.
+ */
+import type { Database } from "bun:sqlite";
+import type { MemoryConfig } from "../config/index.ts";
+import type { Embedder } from "./embedding/embedder.ts";
+import { keywordSearch } from "./keyword-search.ts";
+import { decayFactor, mmrSelect } from "./rerank.ts";
+import { exactScores, vectorSearch } from "./vector-search.ts";
+import { blobVector } from "./vector-table.ts";
+
+export type SearchSettings = MemoryConfig["search"];
+
+export interface MemorySearchResult {
+  chunkId: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  vectorScore: number | undefined;
+  textScore: number;
+  snippet: string;
+}
+
+export interface MemorySearchResponse {
+  mode: "hybrid" | "keyword";
+  /** Why the search is keyword-only, when it is. */
+  reason?: string;
+  results: MemorySearchResult[];
+  /** Time spent embedding the query (excluded from ranking time). */
+  embedMs: number;
+  searchMs: number;
+}
+
+export interface SearchOptions {
+  maxResults?: number;
+  minScore?: number;
+  /** Precomputed query vector (benchmarks; skips the model call). */
+  queryVector?: Float32Array;
+  now?: number;
+}
+
+interface ChunkRow {
+  rowid: number;
+  id: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  text: string;
+  hash: string;
+  note_date: string | null;
+}
+
+const SNIPPET_CHARS = 700;
+
+function snippetOf(text: string): string {
+  const t = text.trim();
+  return t.length <= SNIPPET_CHARS ? t : `${t.slice(0, SNIPPET_CHARS)}…`;
+}
+
+export interface HybridSearchDeps {
+  db: Database;
+  settings: SearchSettings;
+  embedder: Embedder | undefined;
+  /** Set when vectors cannot be used even with a model (e.g. sqlite-vec missing). */
+  vectorsUnavailable: string | undefined;
+}
+
+export async function hybridSearch(
+  deps: HybridSearchDeps,
+  query: string,
+  options: SearchOptions = {},
+): Promise<MemorySearchResponse> {
+  const { db, settings, embedder } = deps;
+  const maxResults = options.maxResults ?? settings.maxResults;
+  const minScore = options.minScore ?? settings.minScore;
+  const candidates = maxResults * settings.candidateMultiplier;
+  const useVectors = embedder !== undefined && deps.vectorsUnavailable === undefined;
+
+  let embedMs = 0;
+  let queryVector = options.queryVector;
+  if (useVectors && !queryVector) {
+    const t = performance.now();
+    [queryVector] = await embedder.embed([query]);
+    embedMs = performance.now() - t;
+  }
+  const started = performance.now();
+  const text = new Map(keywordSearch(db, query, candidates).map((h) => [h.rowid, h.score]));
+  const vector = new Map<number, number>();
+  if (useVectors && queryVector) {
+    for (const h of vectorSearch(db, embedder.name, queryVector, candidates))
+      vector.set(h.rowid, h.score);
+    const missing = [...text.keys()].filter((id) => !vector.has(id));
+    for (const [id, s] of exactScores(db, embedder.name, queryVector, missing)) vector.set(id, s);
+  }
+  const ids = [...new Set([...text.keys(), ...vector.keys()])];
+  const rowOf = db.prepare(
+    "SELECT rowid, id, path, start_line, end_line, text, hash, note_date FROM memory_chunks WHERE rowid = ?",
+  );
+  const vecOf = db.prepare(
+    "SELECT embedding FROM memory_embedding_cache WHERE model = ? AND hash = ?",
+  );
+  const now = options.now ?? Date.now();
+  const vw = useVectors ? settings.vectorWeight : 0;
+  const tw = settings.textWeight;
+  const norm = vw + tw > 0 ? vw + tw : 1;
+  const scored = ids.flatMap((rowid) => {
+    const row = rowOf.get(rowid) as ChunkRow | null;
+    if (!row) return [];
+    const v = vector.get(rowid);
+    const t = text.get(rowid) ?? 0;
+    let score = (vw * Math.max(0, v ?? 0) + tw * t) / norm;
+    if (settings.temporalDecay.enabled)
+      score *= decayFactor(row.note_date, settings.temporalDecay.halfLifeDays, now);
+    const cached =
+      settings.mmr.enabled && useVectors
+        ? (vecOf.get(embedder.name, row.hash) as { embedding: Uint8Array } | null)
+        : null;
+    return [
+      {
+        row,
+        score,
+        v,
+        t,
+        noteDate: row.note_date,
+        text: row.text,
+        vector: cached ? blobVector(cached.embedding) : undefined,
+      },
+    ];
+  });
+  const kept = scored.filter((s) => s.score >= minScore);
+  const ranked = settings.mmr.enabled
+    ? mmrSelect(kept, maxResults, settings.mmr.lambda)
+    : kept.sort((a, b) => b.score - a.score).slice(0, maxResults);
+  const results = ranked.map((s) => ({
+    chunkId: s.row.id,
+    path: s.row.path,
+    startLine: s.row.start_line,
+    endLine: s.row.end_line,
+    score: Math.round(s.score * 1000) / 1000,
+    vectorScore: s.v === undefined ? undefined : Math.round(s.v * 1000) / 1000,
+    textScore: Math.round(s.t * 1000) / 1000,
+    snippet: snippetOf(s.row.text),
+  }));
+  const response: MemorySearchResponse = {
+    mode: useVectors ? "hybrid" : "keyword",
+    results,
+    embedMs,
+    searchMs: performance.now() - started,
+  };
+  if (!useVectors) response.reason = deps.vectorsUnavailable ?? "no embedding model is installed";
+  return response;
+}
