@@ -8,6 +8,7 @@
 import type { Message, TranscriptEntry, UserMessage } from "../messages/index.ts";
 import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
+import type { ContextReport } from "./context-report.ts";
 
 export type RunKind = "interactive" | "subagent" | "cron" | "heartbeat";
 export type ModelKind = "local" | "cloud";
@@ -33,6 +34,10 @@ export interface AssembleInput {
   runKind: RunKind;
   tools: ToolDefinition[];
   dynamic: DynamicContext;
+  /** Override of the prompt mode (default: full for interactive, minimal otherwise). */
+  promptMode?: "full" | "minimal" | "none";
+  /** Extra stable text for the system prompt (placed above the cache boundary). */
+  systemPromptAddition?: string;
 }
 
 export interface AssembledContext {
@@ -43,15 +48,54 @@ export interface AssembledContext {
   messages: Message[];
   /** Tools that fit the budget (may be fewer than offered). */
   tools: ToolDefinition[];
-  /** Free-form report for /context and logs. */
-  report?: unknown;
+  /** Report for /context and logs. */
+  report?: ContextReport;
+  /**
+   * The pending user message exactly as sent (per-turn context prefix for local models,
+   * bootstrap-pending block on a first run). Store this one, not the raw message, so
+   * later turns replay the same bytes and the local KV cache stays valid.
+   */
+  pendingMessage?: UserMessage;
+  /** History did not fit even after pruning: older messages were left out; compact soon. */
+  compactionAdvised?: boolean;
 }
+
+export type CompactionEvent =
+  | {
+      type: "compaction_start";
+      sessionId: string;
+      reason: CompactInput["reason"];
+      tokensBefore: number;
+    }
+  | {
+      type: "compaction_end";
+      sessionId: string;
+      reason: CompactInput["reason"];
+      compacted: boolean;
+      tokensBefore: number;
+      tokensAfter?: number;
+      /** 1 full summary, 2 with oversized messages replaced, 3 minimal note. */
+      level?: 1 | 2 | 3;
+      entryId?: string;
+      error?: string;
+    };
 
 export interface CompactInput {
   session: SessionRow;
   provider: Provider;
   reason: "threshold" | "overflow" | "manual" | "timeout";
   signal?: AbortSignal;
+  /**
+   * The pre-compaction memory flush: the agent loop runs one silent turn that lets the
+   * model write durable notes to memory/YYYY-MM-DD.md (reply NO_REPLY when nothing to
+   * store). Called at most once per compaction cycle, before summarizing. May throw;
+   * compaction continues either way.
+   */
+  memoryFlush?: () => Promise<void>;
+  /** compaction_start / compaction_end events. Must not throw. */
+  onEvent?: (event: CompactionEvent) => void;
+  /** Extra focus for the summary (e.g. from "/compact keep the shopping list"). */
+  instructions?: string;
 }
 
 export interface CompactResult {
@@ -60,6 +104,19 @@ export interface CompactResult {
   tokensAfter?: number;
   entryId?: string;
   reason?: string;
+  /** 1 full summary, 2 with oversized messages replaced, 3 minimal note. */
+  level?: 1 | 2 | 3;
+}
+
+export interface ContextReportInput {
+  /** No session: the report shows what a fresh session would get. */
+  session?: SessionRow;
+  modelKind: ModelKind;
+  runKind?: RunKind;
+  /** Provider to measure with; else `model` describes the model. */
+  provider?: Provider;
+  model?: { providerId: string; model: string; contextWindow: number };
+  tools?: ToolDefinition[];
 }
 
 export interface ContextEngine {
@@ -73,4 +130,8 @@ export interface ContextEngine {
   compact(input: CompactInput): Promise<CompactResult>;
   /** Safe transcript upkeep through the store (e.g. repairs recorded as new entries). */
   maintain(sessionId: string, store: Store): Promise<void>;
+  /** What the next turn would see (for `clawbox context` and `/context`). */
+  report?(input: ContextReportInput): Promise<ContextReport>;
+  /** Stops watchers. Safe to call twice. */
+  dispose?(): void;
 }

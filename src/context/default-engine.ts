@@ -1,0 +1,421 @@
+/**
+ * The default context engine: workspace bootstrap files, skills, the layered system
+ * prompt with a cache boundary, budget planning, history from the latest compaction,
+ * in-memory pruning and repair, and compaction through the configured model. It reads
+ * the store but changes it only by appending entries (compaction, repairs) and session
+ * fields (skills snapshot, compaction count, memory flush state).
+ */
+import { createHash } from "node:crypto";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { ClawboxConfig } from "../config/index.ts";
+import type { ToolCall, TranscriptEntry, UserMessage } from "../messages/index.ts";
+import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.ts";
+import type { Provider } from "../providers/index.ts";
+import type { SessionRow, Store } from "../store/index.ts";
+import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
+import {
+  FileCache,
+  processSkillEnvironment,
+  readWorkspaceState,
+  type SkillDir,
+  WorkspaceWatcher,
+  writeWorkspaceState,
+} from "../workspace/index.ts";
+import { assembleHistory } from "./assemble-history.ts";
+import type { BranchMessage } from "./branch-messages.ts";
+import { compactSession } from "./compaction/compact-session.ts";
+import type {
+  AssembledContext,
+  AssembleInput,
+  CompactInput,
+  CompactResult,
+  ContextEngine,
+  ContextReportInput,
+  ModelKind,
+  RunKind,
+} from "./context-engine.ts";
+import type { ContextReport } from "./context-report.ts";
+import { MessageTokenCache } from "./message-token-cache.ts";
+import { decoratePending } from "./pending-message.ts";
+import { type PromptEnv, preparePrompt } from "./prepare-prompt.ts";
+import { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
+import { createTokenCounter, type TokenCounter, type TokenSource } from "./token-counter.ts";
+
+export interface ContextEngineDeps {
+  config: ClawboxConfig;
+  store: Store;
+  /** Home paths with the configured workspace applied. */
+  paths: HomePaths;
+  logger?: Logger;
+  /** Environment for skill requirements (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Watch the workspace for edits (default true). */
+  watch?: boolean;
+}
+
+interface ModelInfo extends TokenSource {
+  providerId: string;
+  model: string;
+  contextWindow: number;
+}
+
+export class DefaultContextEngine implements ContextEngine {
+  readonly id = "default";
+  readonly ownsCompaction = false;
+  private readonly cache = new FileCache();
+  private readonly watcher: WorkspaceWatcher;
+  private readonly tokens = new MessageTokenCache();
+  private readonly counters = new WeakMap<object, TokenCounter>();
+  private readonly fixed = new Map<string, number>();
+  private readonly env: PromptEnv;
+
+  constructor(private readonly deps: ContextEngineDeps) {
+    const { config, paths } = deps;
+    this.watcher = new WorkspaceWatcher(this.cache, deps.logger);
+    const workspace = paths.workspace;
+    const skills = config.context.skills;
+    const skillDirs: SkillDir[] = [
+      ...skills.extraDirs.map((dir) => ({
+        source: "extra" as const,
+        dir: resolve(paths.home, dir),
+      })),
+      { source: "bundled", dir: runtimeLayout().skillsDir },
+      { source: "managed", dir: paths.skillsDir },
+      {
+        source: "personal",
+        dir: skills.personalDir
+          ? resolve(paths.home, skills.personalDir)
+          : join(homedir(), ".agents", "skills"),
+      },
+      { source: "project", dir: join(workspace, ".agents", "skills") },
+      { source: "workspace", dir: join(workspace, "skills") },
+    ];
+    this.env = {
+      workspace,
+      cache: this.cache,
+      skillDirs,
+      skillEnv: processSkillEnvironment(deps.env ?? process.env),
+      guideDir: join(runtimeLayout().docsDir, "guide"),
+      timezone: safeTimezone(
+        config.agent.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+      ),
+      memoryEnabled: config.memory.enabled,
+      perFileMaxChars: config.context.bootstrapMaxChars,
+      totalMaxChars: config.context.bootstrapTotalMaxChars,
+      reserveTokens: config.context.reserveTokens,
+      maxSkillsListed: skills.maxListed,
+    };
+    if (deps.watch !== false) {
+      this.watcher.watch(workspace);
+      for (const { dir } of skillDirs) this.watcher.watch(dir);
+    }
+  }
+
+  private async counter(source: object & TokenSource): Promise<TokenCounter> {
+    const known = this.counters.get(source);
+    // A local model's tokenizer appears once the model is loaded: re-probe until exact.
+    if (known?.exact) return known;
+    const created = await createTokenCounter(source);
+    this.counters.set(source, created);
+    return created;
+  }
+
+  async ingest(_sessionId: string, _entries: TranscriptEntry[]): Promise<void> {
+    // History is read from the store on every assembly; nothing to keep in step here.
+  }
+
+  async assemble(input: AssembleInput, pending?: UserMessage): Promise<AssembledContext> {
+    const model: ModelInfo = {
+      providerId: input.provider.id,
+      model: input.provider.model,
+      contextWindow: await input.provider.contextWindow(),
+      ...(input.provider.countTokens
+        ? {
+            countTokens: (t: string) =>
+              input.provider.countTokens?.(t) ?? Promise.resolve(undefined),
+          }
+        : {}),
+    };
+    const { report, messages, pendingMessage, compactionAdvised, system, tools } = await this.build(
+      input.session,
+      input.modelKind,
+      input.runKind,
+      model,
+      await this.counter(input.provider),
+      input.tools,
+      { ...input.dynamic, timezone: input.dynamic.timezone ?? this.env.timezone },
+      pending,
+      input.promptMode,
+      input.systemPromptAddition,
+    );
+    this.updateSkillsSnapshot(input.session, report);
+    return {
+      systemPrompt: system.text,
+      cacheBoundary: system.cacheBoundary,
+      messages,
+      tools,
+      report,
+      ...(pendingMessage ? { pendingMessage } : {}),
+      compactionAdvised,
+    };
+  }
+
+  async report(input: ContextReportInput): Promise<ContextReport> {
+    const model: ModelInfo = input.provider
+      ? {
+          providerId: input.provider.id,
+          model: input.provider.model,
+          contextWindow: await input.provider.contextWindow(),
+        }
+      : (input.model ?? { providerId: "unknown", model: "unknown", contextWindow: 8192 });
+    const counter = input.provider
+      ? await this.counter(input.provider)
+      : await createTokenCounter();
+    const built = await this.build(
+      input.session,
+      input.modelKind,
+      input.runKind ?? "interactive",
+      model,
+      counter,
+      input.tools ?? [],
+      { channel: "report", chatType: "direct", now: Date.now(), timezone: this.env.timezone },
+      undefined,
+    );
+    return built.report;
+  }
+
+  private async build(
+    session: SessionRow | undefined,
+    modelKind: ModelKind,
+    runKind: RunKind,
+    model: ModelInfo,
+    counter: TokenCounter,
+    tools: AssembleInput["tools"],
+    facts: TurnFacts,
+    pending: UserMessage | undefined,
+    promptMode?: AssembleInput["promptMode"],
+    addition?: string,
+  ) {
+    const config = this.deps.config.context;
+    const sessionId = session?.sessionId ?? "";
+    const countMessage = (item: BranchMessage) => this.tokens.count(sessionId, item, counter);
+    // History first (cheap): it tells whether this is the session's first run.
+    const probe = await assembleHistory({
+      store: this.deps.store,
+      session,
+      modelKind,
+      ...(pending ? { pending } : {}),
+      budgetTokens: Number.POSITIVE_INFINITY,
+      pruning: { ...config.pruning, enabled: false, now: facts.now },
+      countMessage,
+    });
+    const prepared = await preparePrompt(
+      this.env,
+      {
+        modelKind,
+        runKind,
+        ...(promptMode ? { promptMode } : {}),
+        model: { provider: model.providerId, model: model.model },
+        contextWindow: model.contextWindow,
+        tools,
+        firstRun: probe.firstRun,
+        facts,
+        ...(addition ? { addition } : {}),
+      },
+      counter,
+    );
+    this.noteRitual(
+      prepared.workspace.reachable,
+      prepared.files.some((f) => f.name === "BOOTSTRAP.md" && !f.missing),
+    );
+    const fixed = prepared.systemTokens + prepared.toolTokens;
+    if (sessionId) this.fixed.set(sessionId, fixed);
+    const lead: string[] = [];
+    if (prepared.userBlock) lead.push(prepared.userBlock);
+    if (modelKind === "local" && pending) lead.push(renderTurnPrefix(facts));
+    const pendingMessage = pending ? decoratePending(pending, lead) : undefined;
+    const pendingTokens = pendingMessage ? await counter.countMessage(pendingMessage) : 0;
+    const historyBudget = Math.max(0, prepared.caps.available - fixed - pendingTokens);
+    const history = await assembleHistory({
+      store: this.deps.store,
+      session,
+      modelKind,
+      ...(pending ? { pending } : {}),
+      budgetTokens: historyBudget,
+      pruning: { ...config.pruning, now: facts.now },
+      countMessage,
+    });
+    const messages = history.messages.map((m) => m.message);
+    if (pendingMessage) messages.push(pendingMessage);
+    const state = readWorkspaceState(this.env.workspace);
+    const bootstrapPresent = prepared.files.some((f) => f.name === "BOOTSTRAP.md" && !f.missing);
+    const report: ContextReport = {
+      sessionId: session?.sessionId ?? null,
+      sessionKey: session?.sessionKey ?? null,
+      modelKind,
+      runKind,
+      promptMode: prepared.mode,
+      model: model.model,
+      workspace: {
+        path: this.env.workspace,
+        reachable: prepared.workspace.reachable,
+        ...(prepared.workspace.error ? { error: prepared.workspace.error } : {}),
+      },
+      bootstrapStatus: bootstrapPresent ? "pending" : state.bootstrapSeededAt ? "done" : "absent",
+      files: prepared.files,
+      memory: prepared.memory
+        ? {
+            name: prepared.memory.name,
+            rawChars: prepared.memory.rawChars,
+            injectedChars: prepared.memory.injectedChars,
+            truncated: prepared.memory.truncated,
+          }
+        : null,
+      skills: {
+        mode: prepared.skills.mode,
+        listed: prepared.skills.listed.map((s) => ({
+          name: s.name,
+          path: s.path,
+          source: prepared.skills.set.available.find((a) => a.name === s.name)?.source ?? "unknown",
+        })),
+        hidden: prepared.skills.set.hidden.map((h) => ({
+          name: h.name,
+          source: h.source,
+          reason: h.reason,
+        })),
+        omitted: prepared.skills.omitted,
+        tokens: prepared.skills.tokens,
+      },
+      tools: {
+        offered: tools.length,
+        included: prepared.tools.kept.map((t, i) => ({
+          name: t.name,
+          tokens: prepared.tools.tokens[i] ?? 0,
+        })),
+        dropped: prepared.tools.dropped,
+        tokens: prepared.toolTokens,
+      },
+      history: {
+        entries: history.entries,
+        messages: messages.length,
+        tokens: history.tokens + pendingTokens,
+        fromCompaction: history.fromCompaction,
+        droppedForBudget: history.droppedForBudget,
+        pruning: history.pruning,
+        repair: history.repair,
+      },
+      budget: {
+        ...prepared.caps,
+        system: prepared.systemTokens,
+        bootstrapTokens: prepared.bootstrapTokens,
+        skillsTokens: prepared.skills.tokens,
+        toolTokens: prepared.toolTokens,
+        history: historyBudget + pendingTokens,
+        historyTokens: history.tokens + pendingTokens,
+        steps: [
+          ...prepared.steps,
+          ...(history.droppedForBudget > 0
+            ? [`left out ${history.droppedForBudget} old messages`]
+            : []),
+        ],
+        exactTokens: counter.exact,
+      },
+      prefixHash: createHash("sha256").update(prepared.system.prefix).digest("hex").slice(0, 16),
+      systemPrompt: {
+        chars: prepared.system.text.length,
+        cacheBoundary: prepared.system.cacheBoundary,
+        sections: prepared.system.sections,
+      },
+    };
+    return {
+      report,
+      messages,
+      pendingMessage,
+      compactionAdvised: history.compactionAdvised,
+      system: prepared.system,
+      tools: prepared.tools.kept,
+    };
+  }
+
+  /** BOOTSTRAP.md seeded and now gone: the ritual is done; record it once. */
+  private noteRitual(reachable: boolean, present: boolean): void {
+    if (!reachable || present) return;
+    const state = readWorkspaceState(this.env.workspace);
+    if (!state.bootstrapSeededAt || state.bootstrapCompletedAt) return;
+    try {
+      writeWorkspaceState(this.env.workspace, {
+        ...state,
+        bootstrapCompletedAt: new Date().toISOString(),
+      });
+      this.deps.logger?.info("first-run ritual finished (BOOTSTRAP.md deleted)");
+    } catch (error) {
+      this.deps.logger?.warn("cannot record the finished first-run ritual", {
+        error: String(error),
+      });
+    }
+  }
+
+  private updateSkillsSnapshot(session: SessionRow, report: ContextReport): void {
+    const skills = report.skills.listed.map((s) => ({
+      name: s.name,
+      source: s.source,
+      path: s.path,
+    }));
+    const hash = createHash("sha256").update(JSON.stringify(skills)).digest("hex").slice(0, 16);
+    const previous = session.skillsSnapshot as { hash?: string } | null;
+    if (previous?.hash === hash) return;
+    this.deps.store.sessions.update(session.sessionId, {
+      skillsSnapshot: { hash, takenAt: Date.now(), skills },
+    });
+  }
+
+  async compact(input: CompactInput): Promise<CompactResult> {
+    const counter = await this.counter(input.provider);
+    return compactSession(
+      {
+        store: this.deps.store,
+        config: this.deps.config.context,
+        ...(this.deps.logger ? { logger: this.deps.logger } : {}),
+        countMessage: (sessionId, item) => this.tokens.count(sessionId, item, counter),
+        fixedTokens: (sessionId) => this.fixed.get(sessionId) ?? 0,
+      },
+      input,
+    );
+  }
+
+  /**
+   * Records a synthetic error result for tool calls left without one at the branch tip
+   * (a run killed mid-tool), so the stored transcript is consistent again. Append-only.
+   */
+  async maintain(sessionId: string, store: Store): Promise<void> {
+    const entries = store.transcript.branch(sessionId, { fromLastCompaction: true });
+    const answered = new Set<string>();
+    const pendingCalls: ToolCall[] = [];
+    for (const entry of entries) {
+      if (entry.type !== "message") continue;
+      const m = entry.message;
+      if (m.role === "toolResult") answered.add(m.toolCallId);
+      if (m.role === "assistant")
+        for (const b of m.content) if (b.type === "toolCall") pendingCalls.push(b);
+    }
+    for (const call of pendingCalls) {
+      if (answered.has(call.id)) continue;
+      store.transcript.append(sessionId, {
+        type: "message",
+        message: {
+          role: "toolResult",
+          toolCallId: call.id,
+          toolName: call.name,
+          content: [{ type: "text", text: MISSING_RESULT_TEXT }],
+          isError: true,
+          timestamp: Date.now(),
+        },
+      });
+    }
+  }
+
+  dispose(): void {
+    this.watcher.close();
+  }
+}

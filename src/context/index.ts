@@ -1,0 +1,29 @@
+/**
+ * Context management (SPEC §4–§6): the ContextEngine contract the agent loop codes
+ * against, the default engine, session keys, token accounting, overflow detection and
+ * the /context report.
+ */
+export { BOOTSTRAP_PENDING_NOTE, type Destination } from "./bootstrap-destination.ts";
+export { SUMMARY_PREFIX } from "./branch-messages.ts";
+export { type BudgetCaps, type BudgetPlan, budgetCaps } from "./budget-planner.ts";
+export type { CompactionEvent } from "./context-engine.ts";
+export * from "./context-engine.ts";
+export { type ContextReport, type FileReport, formatContextReport } from "./context-report.ts";
+export {
+  type ContextEngineFactory,
+  createContextEngine,
+  registerContextEngine,
+} from "./create-context-engine.ts";
+export { type ContextEngineDeps, DefaultContextEngine } from "./default-engine.ts";
+export { estimateTextTokens, IMAGE_TOKENS } from "./estimate-tokens.ts";
+export { isContextOverflowMessage } from "./overflow-error.ts";
+export { HARD_CLEAR_TEXT, IMAGE_REMOVED_TEXT, MEDIA_REMOVED_TEXT } from "./prune-tool-results.ts";
+export { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
+export {
+  buildSessionKey,
+  mainSessionKey,
+  parseSessionKey,
+  type SessionChatType,
+  type SessionKeyParts,
+} from "./session-keys.ts";
+export { createTokenCounter, estimateTokens, type TokenCounter } from "./token-counter.ts";

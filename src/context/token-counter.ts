@@ -1,0 +1,70 @@
+/**
+ * Token accounting: exact counts through the provider's tokenizer (the loaded llama
+ * model) when it offers one, otherwise the CJK-aware estimate times the 1.2 safety
+ * margin. Images count IMAGE_TOKENS; each message adds a small template overhead.
+ */
+import type { Message } from "../messages/index.ts";
+import {
+  ESTIMATE_SAFETY_MARGIN,
+  estimateTextTokens,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+} from "./estimate-tokens.ts";
+
+export interface TokenCounter {
+  /** True when counts come from a real tokenizer. */
+  readonly exact: boolean;
+  count(text: string): Promise<number>;
+  countMessage(message: Message): Promise<number>;
+}
+
+export interface TokenSource {
+  countTokens?(text: string): Promise<number | undefined>;
+}
+
+/** The text that stands for a message's non-image content when counting. */
+export function messageCountingText(message: Message): { text: string; images: number } {
+  if (typeof message.content === "string") return { text: message.content, images: 0 };
+  let text = "";
+  let images = 0;
+  for (const block of message.content) {
+    if (block.type === "text") text += block.text;
+    else if (block.type === "image") images += 1;
+    else if (block.type === "thinking") text += block.thinking;
+    else if (block.type === "toolCall") text += `${block.name}${JSON.stringify(block.arguments)}`;
+  }
+  return { text, images };
+}
+
+export const estimateTokens = (text: string): number =>
+  Math.ceil(estimateTextTokens(text) * ESTIMATE_SAFETY_MARGIN);
+
+/**
+ * A counter for one model. Probes the provider's tokenizer once; if it answers
+ * undefined (model not loaded) the counter falls back to estimates for its lifetime.
+ */
+export async function createTokenCounter(source?: TokenSource): Promise<TokenCounter> {
+  let exact = false;
+  if (source?.countTokens) {
+    try {
+      exact = (await source.countTokens("probe")) !== undefined;
+    } catch {
+      exact = false;
+    }
+  }
+  const count = async (text: string): Promise<number> => {
+    if (exact && source?.countTokens) {
+      const n = await source.countTokens(text).catch(() => undefined);
+      if (n !== undefined) return n;
+    }
+    return estimateTokens(text);
+  };
+  return {
+    exact,
+    count,
+    async countMessage(message) {
+      const { text, images } = messageCountingText(message);
+      return (await count(text)) + images * IMAGE_TOKENS + MESSAGE_OVERHEAD_TOKENS;
+    },
+  };
+}

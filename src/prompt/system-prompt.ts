@@ -1,0 +1,87 @@
+/**
+ * Builds the system prompt from sections in a fixed order, with a cache boundary
+ * between the stable prefix and the dynamic suffix. Modes: `full` (main agent),
+ * `minimal` (subagent/cron/heartbeat: no skills, memory, messaging, heartbeats),
+ * `none` (identity line only). The prefix depends only on its inputs, so two turns
+ * with the same inputs produce byte-identical prefixes.
+ */
+import {
+  documentationSection,
+  HEARTBEAT_SECTION,
+  IDENTITY_LINE,
+  MEMORY_SECTION,
+  MESSAGING_SECTION,
+  projectContextSection,
+  runtimeSection,
+  SAFETY_SECTION,
+  skillsSection,
+  timezoneSection,
+  toolingSection,
+  workspaceSection,
+} from "./prompt-sections.ts";
+
+export type PromptMode = "full" | "minimal" | "none";
+
+export interface SystemPromptInput {
+  mode: PromptMode;
+  toolNames: readonly string[];
+  /** Rendered `<available_skills>` block, or "" */
+  skillsBlock: string;
+  memoryEnabled: boolean;
+  workspace: string;
+  workspaceReachable: boolean;
+  /** Folder of clawbox's user guide. */
+  guideDir: string;
+  timezone: string;
+  model: { provider: string; model: string; kind: string };
+  /** Bootstrap files destined for the system prompt, already limited. */
+  projectFiles: readonly { name: string; text: string }[];
+  missingFiles: readonly string[];
+  /** Extra stable text from another engine or caller (placed before project context). */
+  addition?: string;
+  /** Rendered dynamic section (cloud models), placed after the boundary. */
+  dynamic?: string;
+}
+
+export interface SystemPrompt {
+  text: string;
+  /** Char offset where the dynamic suffix starts (= prefix length). */
+  cacheBoundary: number;
+  prefix: string;
+  /** Chars per section, for reports. */
+  sections: { name: string; chars: number }[];
+}
+
+export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
+  const sections: { name: string; text: string }[] = [{ name: "identity", text: IDENTITY_LINE }];
+  if (input.mode !== "none") {
+    const full = input.mode === "full";
+    sections.push({ name: "tooling", text: toolingSection(input.toolNames) });
+    sections.push({ name: "safety", text: SAFETY_SECTION });
+    if (full) sections.push({ name: "skills", text: skillsSection(input.skillsBlock) });
+    if (full && input.memoryEnabled) sections.push({ name: "memory", text: MEMORY_SECTION });
+    sections.push({
+      name: "workspace",
+      text: workspaceSection(input.workspace, input.workspaceReachable),
+    });
+    sections.push({ name: "documentation", text: documentationSection(input.guideDir) });
+    sections.push({ name: "timezone", text: timezoneSection(input.timezone) });
+    if (full) sections.push({ name: "messaging", text: MESSAGING_SECTION });
+    if (full) sections.push({ name: "heartbeats", text: HEARTBEAT_SECTION });
+    sections.push({ name: "runtime", text: runtimeSection(input.model) });
+    if (input.addition) sections.push({ name: "addition", text: input.addition });
+    sections.push({
+      name: "project",
+      text: projectContextSection(input.projectFiles, input.missingFiles),
+    });
+  }
+  const kept = sections.filter((s) => s.text.length > 0);
+  const prefix = `${kept.map((s) => s.text).join("\n\n")}\n`;
+  const suffix = input.dynamic ? `\n${input.dynamic}\n` : "";
+  return {
+    text: prefix + suffix,
+    cacheBoundary: prefix.length,
+    prefix,
+    sections: kept.map((s) => ({ name: s.name, chars: s.text.length })),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Creates the workspace with the default files. Never overwrites a file that exists,
+ * and never brings BOOTSTRAP.md back once the ritual was seeded (it is only written
+ * into a brand-new workspace).
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ClawboxError } from "../errors/index.ts";
+import { WORKSPACE_TEMPLATES } from "./templates/index.ts";
+import { readWorkspaceState, writeWorkspaceState } from "./workspace-state.ts";
+
+export interface SeedResult {
+  workspace: string;
+  /** Paths relative to the workspace that were created (files and `memory/`). */
+  created: string[];
+}
+
+const IDENTITY_FILES = ["IDENTITY.md", "USER.md", "SOUL.md", "MEMORY.md", "memory.md"];
+
+export function seedWorkspace(dir: string): SeedResult {
+  const created: string[] = [];
+  try {
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+    const state = readWorkspaceState(dir);
+    const brandNew = !state.seededAt && !IDENTITY_FILES.some((f) => existsSync(join(dir, f)));
+    const now = new Date().toISOString();
+    for (const [name, text] of Object.entries(WORKSPACE_TEMPLATES)) {
+      if (name === "BOOTSTRAP.md" && (!brandNew || state.bootstrapSeededAt)) continue;
+      const path = join(dir, name);
+      if (existsSync(path)) continue;
+      writeFileSync(path, text, { flag: "wx" });
+      created.push(name);
+    }
+    if (!existsSync(join(dir, "memory"))) {
+      mkdirSync(join(dir, "memory"));
+      created.push("memory/");
+    }
+    if (created.length > 0 || !state.seededAt) {
+      writeWorkspaceState(dir, {
+        ...state,
+        seededAt: state.seededAt ?? now,
+        ...(created.includes("BOOTSTRAP.md") ? { bootstrapSeededAt: now } : {}),
+      });
+    }
+  } catch (error) {
+    throw new ClawboxError(
+      "WORKSPACE_UNREACHABLE",
+      `cannot create workspace ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        hint: 'check that the folder is writable by the clawbox user, or set "workspace" in clawbox.json',
+        cause: error,
+      },
+    );
+  }
+  return { workspace: dir, created };
+}

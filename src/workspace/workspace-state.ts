@@ -1,0 +1,41 @@
+/**
+ * `<workspace>/.clawbox/workspace-state.json`: when the workspace was seeded and when
+ * the first-run ritual finished. Without it, seeding again after the owner finished the
+ * ritual would bring BOOTSTRAP.md back.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as z from "zod";
+
+const stateSchema = z.looseObject({
+  version: z.literal(1).default(1),
+  seededAt: z.string().optional(),
+  bootstrapSeededAt: z.string().optional(),
+  bootstrapCompletedAt: z.string().optional(),
+});
+
+export type WorkspaceState = z.infer<typeof stateSchema>;
+
+export function workspaceStatePath(workspace: string): string {
+  return join(workspace, ".clawbox", "workspace-state.json");
+}
+
+/** The state, or an empty one when the file is absent or unreadable (never throws). */
+export function readWorkspaceState(workspace: string): WorkspaceState {
+  try {
+    const parsed = stateSchema.safeParse(
+      JSON.parse(readFileSync(workspaceStatePath(workspace), "utf8")),
+    );
+    return parsed.success ? parsed.data : { version: 1 };
+  } catch {
+    return { version: 1 };
+  }
+}
+
+export function writeWorkspaceState(workspace: string, state: WorkspaceState): void {
+  const path = workspaceStatePath(workspace);
+  mkdirSync(join(workspace, ".clawbox"), { recursive: true });
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(tmp, path);
+}
