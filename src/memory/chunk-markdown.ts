@@ -102,7 +102,13 @@ export function chunkMarkdown(path: string, content: string, options: ChunkOptio
   flush(false);
 
   const seen = new Map<string, number>();
-  return groups.map((group) => {
+  return groups.map((untrimmed) => {
+    // Blank lines at the edges carry no meaning; dropping them keeps ids stable.
+    let from = 0;
+    let to = untrimmed.length;
+    while (from < to && untrimmed[from]?.text.trim() === "") from++;
+    while (to > from && untrimmed[to - 1]?.text.trim() === "") to--;
+    const group = untrimmed.slice(from, to);
     const text = group.map((l) => l.text).join("\n");
     const hash = sha256Hex(text);
     const occurrence = seen.get(hash) ?? 0;
