@@ -1,12 +1,17 @@
+export { AnthropicProvider } from "./anthropic/anthropic-provider.ts";
 export { AssistantMessageBuilder } from "./assistant-message-builder.ts";
+export { type AuthProfile, AuthProfiles, parseRetryAfter } from "./auth-profiles.ts";
 export {
-  createFakeProvider,
-  type FakeProvider,
-  type FakeProviderOptions,
-  type FakeScript,
-  type FakeStep,
-} from "./fake-provider.ts";
+  classifyHttpError,
+  classifyStreamError,
+  classifyThrown,
+  isBillingText,
+  isOverflowText,
+  isRateLimitText,
+} from "./classify-error.ts";
+export { failureMessage } from "./failure-message.ts";
 export { LocalProvider } from "./local/local-provider.ts";
+export { OpenAIProvider, type RemoteProviderDeps } from "./openai/openai-provider.ts";
 export type {
   Provider,
   ProviderEvent,
@@ -18,4 +23,5 @@ export type {
   ToolDefinition,
 } from "./provider.ts";
 export { createProvider, type ProviderDeps, ProviderRegistry } from "./provider-registry.ts";
+export { normalizeToolSchema, type SchemaDialect } from "./tool-schema.ts";
 export { type CostPerMillion, computeCost, makeUsage } from "./usage-cost.ts";

@@ -5,7 +5,9 @@
 import type { ModelsConfig, ProviderConfig } from "../config/sections/models.ts";
 import { ClawboxError } from "../errors/index.ts";
 import type { Logger } from "../system/index.ts";
+import { AnthropicProvider } from "./anthropic/anthropic-provider.ts";
 import { LocalProvider } from "./local/local-provider.ts";
+import { OpenAIProvider } from "./openai/openai-provider.ts";
 import type { Provider } from "./provider.ts";
 
 export interface ProviderDeps {

@@ -1,0 +1,30 @@
+/**
+ * Plain-words text shown to a user when a turn fails, one per failure class. It never
+ * includes provider details or keys: those go to the log.
+ */
+import type { ClawboxError, ErrorCode } from "../errors/index.ts";
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  PROVIDER_AUTH:
+    "The AI service did not accept its access key. The owner needs to check the API key settings.",
+  PROVIDER_RATE_LIMIT:
+    "The AI service is busy right now (too many requests). Please try again in a minute.",
+  PROVIDER_BILLING:
+    "The AI service account has run out of credit or quota. The owner needs to top it up.",
+  CONTEXT_OVERFLOW:
+    "This conversation got too long for the model. Start a new one or use /compact.",
+  PROVIDER_TIMEOUT: "The AI service took too long to answer. Please try again.",
+  PROVIDER_NETWORK: "Could not reach the AI service. Check the internet connection and try again.",
+  PROVIDER_BAD_RESPONSE:
+    "The AI service sent a reply that could not be understood. Please try again.",
+  MODEL_CRASHED: "The local model stopped unexpectedly. It has been reset; please try again.",
+  MODEL_NOT_FOUND: "No local model file is installed. The owner needs to set one up.",
+  MODEL_INVALID: "The local model file is damaged or unsupported. The owner needs to replace it.",
+  MODEL_LOAD_FAILED: "The local model could not be loaded (maybe not enough memory).",
+  ABORTED: "Stopped.",
+};
+
+/** One short sentence for the user about `error`. */
+export function failureMessage(error: Pick<ClawboxError, "code">): string {
+  return MESSAGES[error.code] ?? "Something went wrong while answering. Please try again.";
+}

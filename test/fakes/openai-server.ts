@@ -1,0 +1,126 @@
+/**
+ * Fake OpenAI-compatible chat-completions server on 127.0.0.1 speaking real SSE, for
+ * provider and agent tests. Replies are scripted per request (text, tool calls, faults);
+ * with nothing scripted it answers "ok". Keys are read from `Authorization: Bearer`.
+ */
+import { type ScriptedServer, type Step, startScriptedServer } from "./scripted-sse-server.ts";
+
+export type { ScriptedServer, Step } from "./scripted-sse-server.ts";
+
+export interface UsageScript {
+  prompt?: number;
+  completion?: number;
+  cached?: number;
+}
+
+export function startFakeOpenAI(): Promise<ScriptedServer> {
+  return startScriptedServer(
+    (headers) => headers.authorization?.replace(/^Bearer\s+/i, ""),
+    () => openaiText("ok"),
+  );
+}
+
+function chunk(delta: Record<string, unknown>, finish: string | null = null): { data: unknown } {
+  return {
+    data: {
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    },
+  };
+}
+
+function usageChunk(usage: UsageScript): { data: unknown } {
+  return {
+    data: {
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      choices: [],
+      usage: {
+        prompt_tokens: usage.prompt ?? 10,
+        completion_tokens: usage.completion ?? 5,
+        total_tokens: (usage.prompt ?? 10) + (usage.completion ?? 5),
+        prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
+      },
+    },
+  };
+}
+
+/** A streamed text reply, one chunk per word; `dropAfter` cuts the connection after that many events. */
+export function openaiText(
+  text: string,
+  options: { usage?: UsageScript; dropAfter?: number; reasoning?: string } = {},
+): Step {
+  const words = text.match(/\S+\s*/g) ?? [text];
+  return {
+    kind: "events",
+    events: [
+      chunk({ role: "assistant", content: "" }),
+      ...(options.reasoning ? [chunk({ reasoning_content: options.reasoning })] : []),
+      ...words.map((word) => chunk({ content: word })),
+      chunk({}, "stop"),
+      usageChunk(options.usage ?? {}),
+      { data: "[DONE]" },
+    ],
+    ...(options.dropAfter !== undefined ? { dropAfter: options.dropAfter } : {}),
+  };
+}
+
+/** A streamed tool call; `rawArguments` is sent as is (pass malformed JSON to test that path). */
+export function openaiToolCall(
+  name: string,
+  rawArguments: string,
+  options: { id?: string; usage?: UsageScript } = {},
+): Step {
+  const half = Math.ceil(rawArguments.length / 2);
+  return {
+    kind: "events",
+    events: [
+      chunk({
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            index: 0,
+            id: options.id ?? "call_fake1",
+            type: "function",
+            function: { name, arguments: "" },
+          },
+        ],
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: rawArguments.slice(0, half) } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: rawArguments.slice(half) } }] }),
+      chunk({}, "tool_calls"),
+      usageChunk(options.usage ?? {}),
+      { data: "[DONE]" },
+    ],
+  };
+}
+
+export function openaiStatus(
+  status: number,
+  message: string,
+  options: { type?: string; code?: string; headers?: Record<string, string> } = {},
+): Step {
+  return {
+    kind: "status",
+    status,
+    body: {
+      error: { message, type: options.type ?? "invalid_request_error", code: options.code ?? null },
+    },
+    ...(options.headers ? { headers: options.headers } : {}),
+  };
+}
+
+/** The error OpenAI returns for a prompt over the context window. */
+export function openaiOverflow(): Step {
+  return openaiStatus(
+    400,
+    "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+    {
+      code: "context_length_exceeded",
+    },
+  );
+}
+
+export const hang: Step = { kind: "hang" };
