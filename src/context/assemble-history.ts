@@ -56,10 +56,9 @@ async function total(
 }
 
 export async function assembleHistory(input: HistoryInput): Promise<AssembledHistory> {
-  const entries =
-    input.session && input.session.leafId
-      ? input.store.transcript.branch(input.session.sessionId, { fromLastCompaction: true })
-      : [];
+  const entries = input.session?.leafId
+    ? input.store.transcript.branch(input.session.sessionId, { fromLastCompaction: true })
+    : [];
   const { messages: raw, compaction } = branchMessages(entries);
   if (samePending(raw[raw.length - 1]?.message, input.pending)) raw.pop();
   const firstRun = !compaction && raw.length === 0;

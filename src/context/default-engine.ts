@@ -11,7 +11,6 @@ import { join, resolve } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { ToolCall, TranscriptEntry, UserMessage } from "../messages/index.ts";
 import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.ts";
-import type { Provider } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
 import {

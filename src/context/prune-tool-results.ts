@@ -143,7 +143,7 @@ export async function pruneToolResults(
     let tokens = await options.budget.count(out);
     for (let i = 0; i < cutoff && tokens > options.budget.tokens; i++) {
       const item = out[i];
-      if (!item || item.message.role !== "toolResult") continue;
+      if (item?.message.role !== "toolResult") continue;
       const text = item.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       if (text === HARD_CLEAR_TEXT) continue;
       out[i] = {

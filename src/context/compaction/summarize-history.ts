@@ -110,7 +110,7 @@ async function summarizeLevel(
   };
 }
 
-function minimalNote(input: SummarizeInput, identifiers: readonly string[]): string {
+function minimalNote(input: SummarizeInput, _identifiers: readonly string[]): string {
   const first = input.messages[0]?.message.timestamp;
   const last = input.messages[input.messages.length - 1]?.message.timestamp;
   const span =
