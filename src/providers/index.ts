@@ -10,6 +10,13 @@ export {
   isRateLimitText,
 } from "./classify-error.ts";
 export { failureMessage } from "./failure-message.ts";
+export {
+  createFakeProvider,
+  type FakeProvider,
+  type FakeProviderOptions,
+  type FakeScript,
+  type FakeStep,
+} from "./fake-provider.ts";
 export { LocalProvider } from "./local/local-provider.ts";
 export { OpenAIProvider, type RemoteProviderDeps } from "./openai/openai-provider.ts";
 export type {

@@ -27,11 +27,10 @@ export function createProvider(
   switch (config.kind) {
     case "local":
       return new LocalProvider(id, config, deps);
-    default:
-      throw new ClawboxError(
-        "CONFIG_INVALID",
-        `models.providers.${id}.kind: "${config.kind}" is not available yet`,
-      );
+    case "openai":
+      return new OpenAIProvider(id, config, deps);
+    case "anthropic":
+      return new AnthropicProvider(id, config, deps);
   }
 }
 
