@@ -14,7 +14,13 @@ import type {
   RunKind,
 } from "../context/context-engine.ts";
 import { ClawboxError } from "../errors/index.ts";
-import { type AssistantMessage, emptyUsage, type Message, messageText } from "../messages/index.ts";
+import {
+  type AssistantMessage,
+  emptyUsage,
+  type Message,
+  messageText,
+  type UserMessage,
+} from "../messages/index.ts";
 import type { Provider, ThinkingLevel, ToolDefinition } from "../providers/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
@@ -39,6 +45,13 @@ export interface ModelCallInput {
   /** Tool definitions as `provider` should see them (policy applied, schemas normalized). */
   toolsFor(provider: Provider): ToolDefinition[];
   thinkingLevel: ThinkingLevel;
+  /**
+   * The new user message, not stored yet: the first assemble decorates it (per-turn
+   * facts for local models) and `storePending` stores the decorated form before the
+   * model is called. Stored raw if assembling fails, so it is never lost.
+   */
+  pending?: UserMessage;
+  storePending(message: UserMessage): Promise<void>;
   signal: AbortSignal;
   emit: EmitEvent;
 }
@@ -73,7 +86,13 @@ function lowerThinking(level: ThinkingLevel): ThinkingLevel {
 export async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
   let thinkingLevel = input.thinkingLevel;
   let last: ModelCallResult | undefined;
+  let pending = input.pending;
+  const storePending = async (message: UserMessage) => {
+    pending = undefined;
+    await input.storePending(message);
+  };
   if (input.chain.length === 0) {
+    if (pending) await storePending(pending);
     const error = new ClawboxError(
       "MODEL_NOT_FOUND",
       `no model provider is configured for "${input.config.models.primary}"`,
@@ -100,14 +119,17 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       const session = input.store.sessions.require(input.sessionId);
       const tools = input.toolsFor(provider);
       const modelKind = provider.kind === "local" ? "local" : "cloud";
-      const context = await input.engine.assemble({
-        session,
-        provider,
-        modelKind,
-        runKind: input.runKind,
-        tools,
-        dynamic: input.dynamic,
-      });
+      let context: AssembledContext;
+      try {
+        context = await input.engine.assemble(
+          { session, provider, modelKind, runKind: input.runKind, tools, dynamic: input.dynamic },
+          pending,
+        );
+      } catch (error) {
+        if (pending) await storePending(pending);
+        throw error;
+      }
+      if (pending) await storePending(context.pendingMessage ?? pending);
       const outcome = await streamAssistant(
         provider,
         {

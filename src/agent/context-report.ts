@@ -1,12 +1,13 @@
 /**
- * `/context list|detail`: what the model would see next turn. Uses the context area's
- * own report formatter when it offers one (`formatContextReport`), else summarizes
- * the assembled context (system prompt size, messages, tools, the engine's report).
+ * `/context list|detail`: what the model would see next turn. Uses the engine's own
+ * report and the context area's formatter when they exist, else summarizes the
+ * assembled context (system prompt size, messages).
  */
 import type { ContextEngine } from "../context/context-engine.ts";
 import type { Provider } from "../providers/index.ts";
 import type { SessionRow } from "../store/index.ts";
 import type { ChatRequest } from "./chat-request.ts";
+import { loadContextArea } from "./engine-source.ts";
 
 export async function formatContextReport(
   engine: ContextEngine,
@@ -15,10 +16,16 @@ export async function formatContextReport(
   request: ChatRequest,
   detail: boolean,
 ): Promise<string> {
+  const modelKind = provider.kind === "local" ? "local" : "cloud";
+  const format = (await loadContextArea()).formatContextReport;
+  if (engine.report && typeof format === "function") {
+    const report = await engine.report({ session, modelKind, runKind: "interactive", provider });
+    return String(format(report, detail ? "detail" : "list"));
+  }
   const assembled = await engine.assemble({
     session,
     provider,
-    modelKind: provider.kind === "local" ? "local" : "cloud",
+    modelKind,
     runKind: "interactive",
     tools: [],
     dynamic: {
@@ -28,22 +35,9 @@ export async function formatContextReport(
       now: Date.now(),
     },
   });
-  const lines = [
+  return [
     `context engine: ${engine.id}; model: ${provider.id} (${provider.model}), window ${await provider.contextWindow()} tokens`,
     `system prompt: ${assembled.systemPrompt.length} chars (stable prefix ${assembled.cacheBoundary} chars)`,
     `messages: ${assembled.messages.length}`,
-  ];
-  if (assembled.report !== undefined) {
-    lines.push(detail ? JSON.stringify(assembled.report, null, 2) : summarize(assembled.report));
-  }
-  return lines.join("\n");
-}
-
-function summarize(report: unknown): string {
-  if (typeof report === "string") return report;
-  if (typeof report !== "object" || report === null) return String(report);
-  return Object.entries(report)
-    .filter(([, value]) => typeof value !== "object" || value === null)
-    .map(([key, value]) => `${key}: ${String(value)}`)
-    .join("\n");
+  ].join("\n");
 }

@@ -9,6 +9,7 @@
 import type { ClawboxConfig } from "../config/index.ts";
 import type { ContextEngine } from "../context/context-engine.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
+import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
 import { emptyUsage, messageText } from "../messages/index.ts";
 import type { Provider } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
@@ -43,8 +44,10 @@ export interface AgentDeps {
   engine?: ContextEngine;
   /** Extra tools (memory, camera…) added to the base tools; all pass the policy. */
   tools?: AgentTool[];
-  /** Tools that appear later (MCP); called at the start of every run. */
+  /** Tools that appear later; called at the start of every run. */
   dynamicTools?: () => AgentTool[];
+  /** MCP servers; default: from `tools.mcp` in the config, connected in the background. */
+  mcp?: McpManager;
 }
 
 export interface Agent {
@@ -54,6 +57,10 @@ export interface Agent {
   modelState(): Record<string, string>;
   /** Every tool known before policy (names), for doctor and tests. */
   toolNames(): string[];
+  /** Resolves when MCP servers had their first connection attempt (bounded by tools.mcp.connectTimeoutMs). */
+  ready(): Promise<void>;
+  /** Per MCP server: state, tool count, last error (for doctor and /health). */
+  mcpStatus(): McpServerStatus[];
   /** Aborts running and queued runs, waits for them, disposes providers. */
   close(): Promise<void>;
 }
@@ -67,7 +74,9 @@ export function createAgent(deps: AgentDeps): Agent {
   const providers = createProviderCache(deps.providers, config, { logger, paths });
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
   const baseTools = [...createBaseTools({ store, tools: config.tools }), ...(deps.tools ?? [])];
-  const allTools = () => [...baseTools, ...(deps.dynamicTools?.() ?? [])];
+  const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));
+  mcp.start();
+  const allTools = () => [...baseTools, ...mcp.tools(), ...(deps.dynamicTools?.() ?? [])];
   let closing = false;
 
   const chain = () =>
@@ -317,10 +326,13 @@ export function createAgent(deps: AgentDeps): Agent {
       );
     },
     toolNames: () => allTools().map((tool) => tool.name),
+    ready: () => mcp.ready(),
+    mcpStatus: () => mcp.status(),
     async close() {
       closing = true;
       for (const controller of controllers) controller.abort();
       await queue.idle();
+      await mcp.close();
       for (const provider of providers.created()) {
         try {
           await provider.dispose?.();

@@ -19,6 +19,11 @@ type CreateContextEngine = (deps: EngineDeps) => ContextEngine;
 
 const CONTEXT_AREA = "../context/index.ts";
 
+/** The context area's exports, or an empty record when it cannot be loaded. */
+export async function loadContextArea(): Promise<Record<string, unknown>> {
+  return (await import(CONTEXT_AREA).catch(() => ({}))) as Record<string, unknown>;
+}
+
 export function createEngineSource(
   given: ContextEngine | undefined,
   deps: EngineDeps,
@@ -27,7 +32,7 @@ export function createEngineSource(
   return () => {
     if (!engine) {
       engine = (async () => {
-        const area = (await import(CONTEXT_AREA).catch(() => ({}))) as Record<string, unknown>;
+        const area = await loadContextArea();
         const create = area.createContextEngine;
         if (typeof create !== "function") {
           throw new ClawboxError(

@@ -93,8 +93,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
       input.logger.warn("context engine ingest failed", { error: toClawboxError(error).message });
     }
   };
-  const appendUser = async (request: ChatRequest) => {
-    const user = userMessageOf(request);
+  const appendUser = async (user: UserMessage) => {
     emit({ type: "message_start", message: user });
     await append(user);
     emit({ type: "message_end", message: user });
@@ -106,7 +105,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
     sessionId: input.sessionId,
     sessionKey: input.sessionKey,
   });
-  await appendUser(input.request);
+  let pending: UserMessage | undefined = userMessageOf(input.request);
   let thinkingLevel = input.thinkingLevel;
   let final: AssistantMessage | undefined;
   let failure: ClawboxError | undefined;
@@ -138,10 +137,18 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
         chain: input.chain,
         toolsFor: (provider) => input.definitionsFor(provider, [...allowedFor(provider).values()]),
         thinkingLevel,
+        pending,
+        storePending: async (message) => {
+          pending = undefined;
+          await appendUser(message);
+        },
         signal: input.signal,
         emit,
       });
+      pending = undefined;
     } catch (error) {
+      if (pending) await appendUser(pending);
+      pending = undefined;
       const classified = input.signal.aborted
         ? new ClawboxError("ABORTED", "run aborted")
         : toClawboxError(error);
@@ -181,7 +188,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
       break;
     }
     const steering = input.drainSteering();
-    for (const request of steering) await appendUser(request);
+    for (const request of steering) await appendUser(userMessageOf(request));
     if (calls.length === 0 && steering.length === 0) break;
     if (lastTurn && steering.length === 0) {
       input.logger.warn("run stopped at agent.maxIterations", { maxIterations });

@@ -33,7 +33,7 @@ export function createTestContextEngine(
     async ingest(_sessionId, entries) {
       engine.ingested.push(...entries);
     },
-    async assemble(input): Promise<AssembledContext> {
+    async assemble(input, pending): Promise<AssembledContext> {
       engine.assembled.push(input);
       const messages: Message[] = [];
       for (const entry of store.transcript.branch(input.session.sessionId, {
@@ -43,7 +43,9 @@ export function createTestContextEngine(
           messages.push({ role: "user", content: `[summary] ${entry.summary}`, timestamp: 0 });
         else if (entry.type === "message") messages.push(entry.message);
       }
+      if (pending) messages.push(pending);
       return {
+        pendingMessage: pending,
         systemPrompt,
         cacheBoundary: systemPrompt.length,
         messages,

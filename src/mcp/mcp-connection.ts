@@ -1,0 +1,201 @@
+/**
+ * One MCP server connection (official SDK client over stdio or streamable HTTP).
+ * Connecting and listing tools are bounded by `connectTimeoutMs` and never awaited by
+ * startup; every call is bounded by `callTimeoutMs` and the run's AbortSignal, so a
+ * server that hangs costs one error result, never a stalled turn. A dropped or failed
+ * connection reconnects with backoff (first delay `reconnectDelayMs`, at most 60 s).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpConfig, McpServerConfig } from "../config/index.ts";
+import { ClawboxError, toClawboxError } from "../errors/index.ts";
+import type { Logger } from "../system/index.ts";
+
+const version = "0.1.0";
+
+export interface McpToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface McpCallResult {
+  content: unknown[];
+  isError: boolean;
+}
+
+export type McpState = "idle" | "connecting" | "ready" | "failed" | "closed";
+
+const MAX_BACKOFF_MS = 60_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ClawboxError("TOOL_FAILED", `${what} timed out after ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class McpConnection {
+  state: McpState = "idle";
+  tools: McpToolInfo[] = [];
+  lastError: string | undefined;
+  private client: Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private failures = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly server: McpServerConfig,
+    private readonly limits: Pick<
+      McpConfig,
+      "connectTimeoutMs" | "callTimeoutMs" | "reconnectDelayMs"
+    >,
+    private readonly logger: Logger,
+  ) {}
+
+  private transport(): Transport {
+    if (this.server.transport === "stdio") {
+      return new StdioClientTransport({
+        command: this.server.command,
+        args: this.server.args,
+        env: { ...getDefaultEnvironment(), ...this.server.env },
+        cwd: this.server.cwd,
+        stderr: "ignore",
+      });
+    }
+    return new StreamableHTTPClientTransport(new URL(this.server.url), {
+      requestInit: this.server.headers ? { headers: this.server.headers } : undefined,
+    });
+  }
+
+  /** Connects and lists tools; resolves (never rejects) when the attempt ends. */
+  connect(): Promise<void> {
+    if (this.state === "closed") return Promise.resolve();
+    if (this.connecting) return this.connecting;
+    clearTimeout(this.retryTimer);
+    this.state = "connecting";
+    this.connecting = this.attempt().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async attempt(): Promise<void> {
+    const client = new Client({ name: "clawbox", version }, { capabilities: {} });
+    try {
+      const transport = this.transport();
+      await withTimeout(
+        client.connect(transport, { timeout: this.limits.connectTimeoutMs }),
+        this.limits.connectTimeoutMs,
+        `MCP server "${this.name}": connect`,
+      );
+      const listed = await withTimeout(
+        client.listTools(undefined, { timeout: this.limits.connectTimeoutMs }),
+        this.limits.connectTimeoutMs,
+        `MCP server "${this.name}": list tools`,
+      );
+      if (this.state === "closed") {
+        await client.close().catch(() => {});
+        return;
+      }
+      this.tools = listed.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+      }));
+      client.onclose = () => this.dropped("connection closed");
+      client.onerror = (error) => this.logger.debug(`MCP server "${this.name}": ${error.message}`);
+      this.client = client;
+      this.state = "ready";
+      this.failures = 0;
+      this.lastError = undefined;
+      this.logger.info(`MCP server "${this.name}" connected`, { tools: this.tools.length });
+    } catch (error) {
+      await client.close().catch(() => {});
+      this.fail(toClawboxError(error).message);
+    }
+  }
+
+  private dropped(why: string): void {
+    if (this.state !== "ready") return;
+    this.client = undefined;
+    this.fail(why);
+  }
+
+  private fail(why: string): void {
+    if (this.state === "closed") return;
+    this.state = "failed";
+    this.lastError = why;
+    this.failures++;
+    const delay = Math.min(
+      MAX_BACKOFF_MS,
+      this.limits.reconnectDelayMs * 2 ** Math.min(10, this.failures - 1),
+    );
+    this.logger.warn(`MCP server "${this.name}" unavailable; reconnecting in ${delay} ms`, {
+      error: why,
+    });
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
+    this.retryTimer.unref?.();
+  }
+
+  /** Calls a tool; throws a ClawboxError (TOOL_FAILED / ABORTED) on timeout, abort or a broken server. */
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<McpCallResult> {
+    if (this.state !== "ready") {
+      await withTimeout(
+        this.connect(),
+        Math.min(this.limits.connectTimeoutMs, this.limits.callTimeoutMs),
+        `MCP server "${this.name}": reconnect`,
+      ).catch(() => {});
+    }
+    const client = this.client;
+    if (this.state !== "ready" || !client) {
+      throw new ClawboxError(
+        "TOOL_FAILED",
+        `MCP server "${this.name}" is not reachable${this.lastError ? `: ${this.lastError}` : ""}`,
+        {
+          hint: "it reconnects automatically; try again later",
+        },
+      );
+    }
+    try {
+      const result = await withTimeout(
+        client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout: this.limits.callTimeoutMs,
+          signal,
+        }),
+        this.limits.callTimeoutMs,
+        `MCP tool ${this.name}/${tool}`,
+      );
+      return {
+        content: Array.isArray(result.content) ? result.content : [],
+        isError: result.isError === true,
+      };
+    } catch (error) {
+      if (signal.aborted)
+        throw new ClawboxError("ABORTED", `MCP tool ${this.name}/${tool} was stopped`);
+      throw toClawboxError(error, "TOOL_FAILED");
+    }
+  }
+
+  async close(): Promise<void> {
+    this.state = "closed";
+    clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => {});
+  }
+}
