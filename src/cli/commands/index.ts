@@ -7,4 +7,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "sessions", summary: "list, export or import sessions", load: async () => (await import("./sessions.ts")).sessionsCommand },
   { name: "config", summary: "check, show or locate the configuration", load: async () => (await import("./config.ts")).configCommand },
   { name: "doctor", summary: "check home, config, database, workspace and model files", load: async () => (await import("./doctor.ts")).doctorCommand },
+  { name: "memory", summary: "memory index status, re-index, search, dreaming", load: async () => (await import("./memory.ts")).memoryCommand },
+  { name: "models", summary: "list or pull models from the manifest (embedding models)", load: async () => (await import("./models.ts")).modelsCommand },
 ];
