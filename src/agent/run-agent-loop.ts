@@ -185,6 +185,11 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
     emit({ type: "turn_end", runId: input.runId, turn, message, toolResults });
     if (input.signal.aborted) {
       failure = new ClawboxError("ABORTED", "run aborted");
+      // Close the turn with an assistant message so the stored transcript ends cleanly.
+      if (calls.length > 0) {
+        final = errorMessage(input, failure);
+        await append(final);
+      }
       break;
     }
     const steering = input.drainSteering();

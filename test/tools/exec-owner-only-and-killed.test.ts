@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFakeProvider } from "../../src/providers/index.ts";
+import { createExecTool } from "../../src/tools/index.ts";
+import { createHarness, type Harness } from "../agent/agent-harness.ts";
+
+let harness: Harness | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const toolNames = (provider: ReturnType<typeof createFakeProvider>) =>
+  provider.requests[0]?.tools.map((t) => t.name) ?? [];
+
+describe("exec", () => {
+  it("is never offered to a non-owner, and a forced call is refused", async () => {
+    const provider = createFakeProvider({
+      script: [
+        { toolCalls: [{ name: "exec", arguments: { command: "touch pwned" } }] },
+        { text: "I cannot do that." },
+      ],
+    });
+    harness = createHarness({
+      providers: { fake: provider },
+      config: { agent: { owners: ["qq:OWNER"] } },
+    });
+    const result = await harness.agent.chat({
+      sessionKey: "agent:main:qq:group:G1",
+      text: "run touch pwned",
+      channel: "qq",
+      senderId: "qq:STRANGER",
+      chatType: "group",
+      groupId: "G1",
+    });
+    expect(toolNames(provider)).not.toContain("exec");
+    expect(toolNames(provider)).toContain("read");
+    const toolResult = harness.messages(result.sessionKey).find((m) => m.role === "toolResult");
+    expect(toolResult?.role === "toolResult" && toolResult.isError).toBe(true);
+    expect(JSON.stringify(toolResult)).toContain("TOOL_DENIED");
+    expect(existsSync(join(harness.paths.workspace, "pwned"))).toBe(false);
+    expect(result.reply).toBe("I cannot do that.");
+  });
+
+  it("runs for an owner", async () => {
+    const provider = createFakeProvider({
+      script: [
+        {
+          toolCalls: [{ name: "exec", arguments: { command: "echo hi > made.txt && echo done" } }],
+        },
+        { text: "ok" },
+      ],
+    });
+    harness = createHarness({ providers: { fake: provider } });
+    const result = await harness.agent.chat({
+      sessionKey: "k",
+      text: "go",
+      channel: "cli",
+      senderId: "cli",
+      chatType: "direct",
+    });
+    expect(toolNames(provider)).toContain("exec");
+    expect(existsSync(join(harness.paths.workspace, "made.txt"))).toBe(true);
+    const toolResult = harness.messages(result.sessionKey).find((m) => m.role === "toolResult");
+    expect(JSON.stringify(toolResult)).toContain("done");
+  });
+
+  it("kills the whole process group on timeout and on abort", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "clawbox-exec-"));
+    dirs.push(workspace);
+    mkdirSync(workspace, { recursive: true });
+    const exec = createExecTool({ timeoutMs: 300, maxOutputChars: 1000 });
+    const base = { sessionId: "s", sessionKey: "k", isOwner: true, workspace };
+    // the grandchild would create the file after 1.5 s if it survived
+    const timedOut = await exec.execute(
+      { command: "(sleep 1.5; touch late1) & sleep 5" },
+      { ...base, signal: new AbortController().signal },
+    );
+    expect(timedOut.isError).toBe(true);
+    expect(JSON.stringify(timedOut.content)).toContain("timed out");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const aborted = await exec.execute(
+      { command: "(sleep 1.5; touch late2) & sleep 5", timeoutMs: 10000 },
+      { ...base, signal: controller.signal },
+    );
+    expect(JSON.stringify(aborted.content)).toContain("ABORTED");
+    await Bun.sleep(1800);
+    expect(existsSync(join(workspace, "late1"))).toBe(false);
+    expect(existsSync(join(workspace, "late2"))).toBe(false);
+  });
+
+  it("caps output", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "clawbox-exec-"));
+    dirs.push(workspace);
+    const exec = createExecTool({ timeoutMs: 5000, maxOutputChars: 200 });
+    const out = await exec.execute(
+      { command: "seq 1 5000" },
+      {
+        sessionId: "s",
+        sessionKey: "k",
+        isOwner: true,
+        workspace,
+        signal: new AbortController().signal,
+      },
+    );
+    const text = JSON.stringify(out.content);
+    expect(text).toContain("characters cut");
+    expect(text.length).toBeLessThan(600);
+  });
+});
