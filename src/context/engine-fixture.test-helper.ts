@@ -7,7 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ClawboxConfig, defaultConfig } from "../config/index.ts";
 import type { UserMessage } from "../messages/index.ts";
-import { createFakeProvider, type FakeScript } from "../providers/fake-provider.ts";
+import {
+  createFakeProvider,
+  type FakeProvider,
+  type FakeScript,
+} from "../providers/fake-provider.ts";
 import type { Provider } from "../providers/index.ts";
 import { type SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, homePaths } from "../system/index.ts";
@@ -22,11 +26,7 @@ export interface Fixture {
   engine: ContextEngine;
   config: ClawboxConfig;
   session(key?: string): SessionRow;
-  provider(options?: {
-    contextWindow?: number;
-    script?: FakeScript;
-    model?: string;
-  }): Provider & { requests: { systemPrompt: string; messages: unknown[] }[] };
+  provider(options?: { contextWindow?: number; script?: FakeScript; model?: string }): FakeProvider;
   turn(
     text: string,
     options?: {

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { isClawboxError } from "../errors/index.ts";
+import { estimateTextTokens } from "./estimate-tokens.ts";
+import { isContextOverflowMessage } from "./overflow-error.ts";
+import { buildSessionKey, parseSessionKey } from "./session-keys.ts";
+import { createTokenCounter } from "./token-counter.ts";
+
+describe("session keys", () => {
+  it("builds agent:<agentId>:<channel>:<chatType>:<peerId> and collapses direct chats in main mode", () => {
+    const parts = {
+      agentId: "main",
+      channel: "qq",
+      chatType: "direct" as const,
+      peerId: "OPENID1",
+    };
+    expect(buildSessionKey(parts)).toBe("agent:main:qq:direct:OPENID1");
+    expect(buildSessionKey(parts, "main")).toBe("agent:main:main");
+    expect(buildSessionKey({ ...parts, chatType: "group", peerId: "G9" }, "main")).toBe(
+      "agent:main:qq:group:G9",
+    );
+    expect(parseSessionKey("agent:main:qq:group:G9")).toEqual({
+      agentId: "main",
+      channel: "qq",
+      chatType: "group",
+      peerId: "G9",
+    });
+    try {
+      buildSessionKey({ ...parts, peerId: "a:b" });
+      expect.unreachable();
+    } catch (error) {
+      expect(isClawboxError(error, "CONFIG_INVALID")).toBe(true);
+    }
+  });
+});
+
+describe("token accounting", () => {
+  it("counts Chinese far above chars/4 and applies the 1.2 margin only to estimates", async () => {
+    const zh = "请帮我打开客厅的灯，然后把空调调到二十六度。";
+    expect(estimateTextTokens(zh)).toBeGreaterThan(zh.length);
+    const estimating = await createTokenCounter();
+    expect(estimating.exact).toBe(false);
+    expect(await estimating.count(zh)).toBe(Math.ceil(estimateTextTokens(zh) * 1.2));
+    const exact = await createTokenCounter({ countTokens: async (t) => t.length });
+    expect(exact.exact).toBe(true);
+    expect(await exact.count("abcd")).toBe(4);
+    const image = await estimating.countMessage({
+      role: "user",
+      content: [{ type: "image", data: "", mimeType: "image/png" }],
+      timestamp: 0,
+    });
+    expect(image).toBeGreaterThanOrEqual(1200);
+  });
+
+  it("recognizes overflow errors but not rate limits", () => {
+    for (const m of [
+      "request_too_large",
+      "This model's maximum context length is 8192 tokens",
+      "prompt is too long: 210000 tokens",
+      "the request exceeds the available context size",
+      "上下文过长",
+      "context_window_exceeded",
+    ]) {
+      expect(isContextOverflowMessage(m)).toBe(true);
+    }
+    expect(isContextOverflowMessage("429 rate limit: too many tokens per minute")).toBe(false);
+    expect(isContextOverflowMessage("billing: insufficient balance")).toBe(false);
+  });
+});

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import type { AssistantMessage, Message, ToolResultMessage } from "../messages/index.ts";
+import type { BranchMessage } from "./branch-messages.ts";
+import { HARD_CLEAR_TEXT, IMAGE_REMOVED_TEXT, pruneToolResults } from "./prune-tool-results.ts";
+import { MISSING_RESULT_TEXT, repairTranscript } from "./repair-transcript.ts";
+
+const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+const call = (id: string, t = 0): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "toolCall", id, name: "exec", arguments: {} }],
+  provider: "p",
+  model: "m",
+  usage,
+  stopReason: "toolUse",
+  timestamp: t,
+});
+const result = (id: string, text = "ok", t = 0): ToolResultMessage => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: "exec",
+  content: [{ type: "text", text }],
+  isError: false,
+  timestamp: t,
+});
+const say = (text: string, t = 0): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  provider: "p",
+  model: "m",
+  usage,
+  stopReason: "stop",
+  timestamp: t,
+});
+const user = (text: string, t = 0): Message => ({ role: "user", content: text, timestamp: t });
+const items = (messages: Message[]): BranchMessage[] =>
+  messages.map((message, i) => ({ entryId: `e${i}`, message }));
+
+describe("transcript repair", () => {
+  it("moves results next to their calls, drops orphans and duplicates, synthesizes missing results", () => {
+    const { messages, report } = repairTranscript(
+      items([
+        user("go"),
+        call("a"),
+        user("interjection"),
+        result("a"),
+        result("a"),
+        result("zzz"),
+        call("b"),
+        say("done"),
+      ]),
+    );
+    const roles = messages.map((m) =>
+      m.message.role === "toolResult" ? `result:${m.message.toolCallId}` : m.message.role,
+    );
+    expect(roles).toEqual([
+      "user",
+      "assistant",
+      "result:a",
+      "user",
+      "assistant",
+      "result:b",
+      "assistant",
+    ]);
+    expect(report).toMatchObject({
+      moved: 1,
+      droppedDuplicates: 1,
+      droppedOrphans: 1,
+      synthesized: 1,
+    });
+    const synthetic = messages[5]?.message as ToolResultMessage;
+    expect(synthetic.isError).toBe(true);
+    expect((synthetic.content[0] as { text: string }).text).toBe(MISSING_RESULT_TEXT);
+  });
+});
+
+describe("pruning", () => {
+  const big = "x".repeat(10_000);
+  const history = (now: number) =>
+    items([
+      user("show logs", now - 1e6),
+      call("old", now - 1e6),
+      result("old", big, now - 1e6),
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image", data: "AAAA", mimeType: "image/png" },
+        ],
+        timestamp: now - 1e6,
+      },
+      say("seen", now - 1e6),
+      user("1"),
+      say("a1", now - 9e5),
+      user("2"),
+      say("a2", now - 8e5),
+      user("3"),
+      call("new", now - 7e5),
+      result("new", big, now - 7e5),
+      say("a3", now - 7e5),
+    ]);
+  const options = {
+    ttlMs: 300_000,
+    keepLastAssistants: 3,
+    softTrimMinChars: 4000,
+    softTrimHeadChars: 1500,
+    softTrimTailChars: 1500,
+  };
+
+  it("does nothing before the cache TTL expired", async () => {
+    const now = Date.now();
+    const input = history(now).map((m) => ({ ...m, message: { ...m.message, timestamp: now } }));
+    const { report, messages } = await pruneToolResults(input, { ...options, now });
+    expect(report.pruned).toBe(false);
+    expect(messages).toEqual(input);
+  });
+
+  it("soft-trims old results, removes old images, keeps the newest 3 assistant turns identical", async () => {
+    const now = Date.now();
+    const input = history(now);
+    const { report, messages } = await pruneToolResults(input, { ...options, now });
+    expect(report).toMatchObject({ pruned: true, reason: "ttl", softTrimmed: 1, imagesRemoved: 1 });
+    const trimmed = (messages[2]?.message as ToolResultMessage).content[0] as { text: string };
+    expect(trimmed.text.length).toBeLessThan(3200);
+    expect(trimmed.text.startsWith("x".repeat(1500))).toBe(true);
+    expect(JSON.stringify(messages[3]?.message)).toContain(IMAGE_REMOVED_TEXT);
+    for (let i = 6; i < input.length; i++) expect(messages[i]).toBe(input[i]);
+    expect(
+      input[2]?.message.role === "toolResult" &&
+        (input[2].message.content[0] as { text: string }).text,
+    ).toBe(big);
+  });
+
+  it("hard-clears old results when still over budget", async () => {
+    const now = Date.now();
+    const { report, messages } = await pruneToolResults(history(now), {
+      ...options,
+      now,
+      budget: {
+        tokens: 1,
+        count: async (list) => list.reduce((a, m) => a + JSON.stringify(m.message).length, 0),
+      },
+    });
+    expect(report.hardCleared).toBe(1);
+    expect(((messages[2]?.message as ToolResultMessage).content[0] as { text: string }).text).toBe(
+      HARD_CLEAR_TEXT,
+    );
+  });
+});

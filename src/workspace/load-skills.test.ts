@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runtimeLayout } from "../system/index.ts";
+import { FileCache } from "./file-cache.ts";
+import { loadSkills, processSkillEnvironment, type SkillSource } from "./load-skills.ts";
+
+function skill(dir: string, name: string, body: string): void {
+  mkdirSync(join(dir, name), { recursive: true });
+  writeFileSync(join(dir, name, "SKILL.md"), body);
+}
+
+describe("skills", () => {
+  it("applies the six-source precedence and hides skills with unmet requirements", () => {
+    const root = mkdtempSync(join(tmpdir(), "clawbox-skills-"));
+    try {
+      const sources: SkillSource[] = [
+        "extra",
+        "bundled",
+        "managed",
+        "personal",
+        "project",
+        "workspace",
+      ];
+      const dirs = sources.map((source) => ({ source, dir: join(root, source) }));
+      for (const { source, dir } of dirs)
+        skill(dir, "shared", `---\nname: shared\ndescription: from ${source}\n---\nbody`);
+      skill(
+        join(root, "extra"),
+        "needs-env",
+        "---\nname: needs-env\ndescription: x\nrequirements:\n  env: [HA_TOKEN]\n---\n",
+      );
+      skill(
+        join(root, "managed"),
+        "needs-bin",
+        "---\nname: needs-bin\ndescription: x\nrequirements:\n  bins:\n    - definitely-not-a-binary-xyz\n---\n",
+      );
+      skill(
+        join(root, "project"),
+        "openclaw-style",
+        '---\nname: openclaw-style\ndescription: y\nmetadata: {"openclaw":{"requires":{"env":["HA_TOKEN"]}}}\n---\n',
+      );
+      skill(join(root, "workspace"), "broken", "no front matter");
+      const env = processSkillEnvironment({ PATH: process.env.PATH ?? "" });
+      const set = loadSkills(dirs, new FileCache(), env);
+      expect(set.available.map((s) => [s.name, s.description])).toEqual([
+        ["shared", "from workspace"],
+      ]);
+      expect(set.shadowed).toHaveLength(5);
+      const hidden = Object.fromEntries(
+        set.hidden.map((h) => [h.name.includes("broken") ? "broken" : h.name, h.reason]),
+      );
+      expect(hidden["needs-env"]).toBe("missing env HA_TOKEN");
+      expect(hidden["needs-bin"]).toBe("missing binary definitely-not-a-binary-xyz");
+      expect(hidden["openclaw-style"]).toBe("missing env HA_TOKEN");
+      expect(hidden.broken).toMatch(/invalid SKILL.md: no front matter/);
+      const withToken = loadSkills(
+        dirs,
+        new FileCache(),
+        processSkillEnvironment({ PATH: process.env.PATH ?? "", HA_TOKEN: "t" }),
+      );
+      expect(withToken.available.map((s) => s.name)).toEqual([
+        "needs-env",
+        "openclaw-style",
+        "shared",
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("ships bundled skills with valid front matter", () => {
+    const set = loadSkills(
+      [{ source: "bundled", dir: runtimeLayout().skillsDir }],
+      new FileCache(),
+      {
+        env: { HA_TOKEN: "x", HA_URL: "http://ha", MQTT_URL: "mqtt://b" },
+        hasBin: () => true,
+      },
+    );
+    expect(set.hidden).toEqual([]);
+    expect(set.available.length).toBeGreaterThanOrEqual(2);
+  });
+});
