@@ -5,10 +5,39 @@
  * Owners import them only through `importNative`, lazily, so the bundler never pulls
  * them into the binary and startup never pays for them.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import * as z from "zod";
 import { ClawboxError } from "../errors/index.ts";
 import { runtimeLayout } from "./runtime-layout.ts";
+
+const Manifest = z.object({
+  main: z.string().optional(),
+  module: z.string().optional(),
+  exports: z
+    .union([
+      z.string(),
+      z.object({ ".": z.union([z.string(), z.record(z.string(), z.unknown())]) }),
+    ])
+    .optional(),
+});
+
+/** The ESM entry file of a package folder (exports "." import/node/default, else main). */
+function packageEntry(packageDir: string): string {
+  const file = join(packageDir, "package.json");
+  const parsed = Manifest.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) {
+    throw new ClawboxError("NATIVE_MODULE_MISSING", `${file}: unreadable package manifest`);
+  }
+  const { exports, main, module } = parsed.data;
+  const dot = typeof exports === "string" ? exports : exports?.["."];
+  const conditional =
+    typeof dot === "object"
+      ? [dot.import, dot.node, dot.default].find((v) => typeof v === "string")
+      : dot;
+  const entry = typeof conditional === "string" ? conditional : (module ?? main ?? "index.js");
+  return resolve(packageDir, entry);
+}
 
 export type NativeModuleName = "node-llama-cpp" | "onnxruntime-node";
 
@@ -26,7 +55,7 @@ export function nativeModulePath(name: NativeModuleName): string {
       hint: "the binary's lib folder is incomplete; reinstall clawbox or rebuild with npm run build",
     });
   }
-  return Bun.resolveSync(name, join(layout.libDir, "node_modules"));
+  return packageEntry(packageDir);
 }
 
 /** Prepares the process environment a native package needs before it is imported. */
