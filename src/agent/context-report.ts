@@ -3,11 +3,10 @@
  * report and the context area's formatter when they exist, else summarizes the
  * assembled context (system prompt size, messages).
  */
-import type { ContextEngine } from "../context/context-engine.ts";
+import { type ContextEngine, formatContextReport as formatEngineReport } from "../context/index.ts";
 import type { Provider } from "../providers/index.ts";
 import type { SessionRow } from "../store/index.ts";
 import type { ChatRequest } from "./chat-request.ts";
-import { loadContextArea } from "./engine-source.ts";
 
 export async function formatContextReport(
   engine: ContextEngine,
@@ -17,10 +16,9 @@ export async function formatContextReport(
   detail: boolean,
 ): Promise<string> {
   const modelKind = provider.kind === "local" ? "local" : "cloud";
-  const format = (await loadContextArea()).formatContextReport;
-  if (engine.report && typeof format === "function") {
+  if (engine.report) {
     const report = await engine.report({ session, modelKind, runKind: "interactive", provider });
-    return String(format(report, detail ? "detail" : "list"));
+    return formatEngineReport(report, detail ? "detail" : "list");
   }
   const assembled = await engine.assemble({
     session,

@@ -11,7 +11,7 @@ import type { ContextEngine } from "../context/context-engine.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
 import { emptyUsage, messageText } from "../messages/index.ts";
-import type { Provider } from "../providers/index.ts";
+import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
 import {
@@ -26,7 +26,6 @@ import type { ChatRequest, ChatResult } from "./chat-request.ts";
 import { cleanOutput } from "./clean-output.ts";
 import { createConcurrencyLimit } from "./concurrency-limit.ts";
 import { createEngineSource } from "./engine-source.ts";
-import { plainFailureMessage } from "./failure-message.ts";
 import { createProviderCache, type ProviderSource } from "./provider-source.ts";
 import { runAgentLoop } from "./run-agent-loop.ts";
 import { createSessionQueue } from "./session-queue.ts";
@@ -71,7 +70,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const queue = createSessionQueue();
   const inboxes = new Map<string, SteeringInbox>();
   const controllers = new Set<AbortController>();
-  const providers = createProviderCache(deps.providers, config, { logger, paths });
+  const providers = createProviderCache(deps.providers, config, logger);
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
   const baseTools = [...createBaseTools({ store, tools: config.tools }), ...(deps.tools ?? [])];
   const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));
@@ -164,7 +163,7 @@ export function createAgent(deps: AgentDeps): Agent {
       });
     let contextEngine: ContextEngine;
     try {
-      contextEngine = await engine();
+      contextEngine = await engine.get();
     } catch (error) {
       return failWithoutEngine(request, session, toClawboxError(error));
     }
@@ -279,7 +278,7 @@ export function createAgent(deps: AgentDeps): Agent {
               cwd: paths.workspace,
             });
           },
-          engine,
+          engine: engine.get,
           primary: () => chain()[0],
           chainIds: () => providers.chainIds(),
         });
@@ -333,6 +332,7 @@ export function createAgent(deps: AgentDeps): Agent {
       for (const controller of controllers) controller.abort();
       await queue.idle();
       await mcp.close();
+      engine.dispose();
       for (const provider of providers.created()) {
         try {
           await provider.dispose?.();

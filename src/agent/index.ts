@@ -7,6 +7,5 @@ export {
   stripInternalTags,
 } from "./clean-output.ts";
 export { type Agent, type AgentDeps, createAgent } from "./create-agent.ts";
-export { plainFailureMessage } from "./failure-message.ts";
 export type { ProviderLookup, ProviderSource } from "./provider-source.ts";
 export { parseSlashCommand } from "./slash-commands.ts";

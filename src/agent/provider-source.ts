@@ -1,15 +1,15 @@
 /**
- * Where the agent gets its model providers: given by the caller (tests, the lead's
- * composition root) as a map or lookup function, or built lazily from the config by
- * the providers area's `createProvider` on first use, so startup never loads a model.
+ * Where the agent gets its model providers: given by the caller (tests, the composition
+ * root) as a map, a lookup function or a ProviderRegistry, or built lazily from the
+ * config by the providers area's `createProvider` on first use, so startup never loads
+ * a model.
  */
 import type { ClawboxConfig } from "../config/index.ts";
-import type { Provider } from "../providers/index.ts";
-import * as providersArea from "../providers/index.ts";
-import type { HomePaths, Logger } from "../system/index.ts";
+import { createProvider, type Provider, ProviderRegistry } from "../providers/index.ts";
+import type { Logger } from "../system/index.ts";
 
 export type ProviderLookup = (id: string) => Provider | undefined;
-export type ProviderSource = Record<string, Provider> | ProviderLookup;
+export type ProviderSource = Record<string, Provider> | ProviderLookup | ProviderRegistry;
 
 export interface ProviderCache {
   get(id: string): Provider | undefined;
@@ -19,33 +19,29 @@ export interface ProviderCache {
   chainIds(): string[];
 }
 
-type CreateProvider = (
-  id: string,
+function lookupOf(
+  source: ProviderSource | undefined,
   config: ClawboxConfig,
-  deps: { logger: Logger; paths: HomePaths },
-) => Provider;
-
-function factoryFromArea(): CreateProvider | undefined {
-  const candidate = (providersArea as unknown as Record<string, unknown>).createProvider;
-  return typeof candidate === "function" ? (candidate as CreateProvider) : undefined;
+  logger: Logger,
+): ProviderLookup {
+  if (typeof source === "function") return source;
+  if (source instanceof ProviderRegistry) return (id) => source.get(id);
+  if (source) return (id) => source[id];
+  return (id) => {
+    const entry = config.models.providers[id];
+    return entry
+      ? createProvider(id, entry, { logger: logger.child(`provider:${id}`) })
+      : undefined;
+  };
 }
 
 export function createProviderCache(
   source: ProviderSource | undefined,
   config: ClawboxConfig,
-  deps: { logger: Logger; paths: HomePaths },
+  logger: Logger,
 ): ProviderCache {
   const cache = new Map<string, Provider>();
-  const lookup: ProviderLookup =
-    typeof source === "function"
-      ? source
-      : source
-        ? (id) => source[id]
-        : (id) => {
-            const create = factoryFromArea();
-            if (!create || !config.models.providers[id]) return undefined;
-            return create(id, config, deps);
-          };
+  const lookup = lookupOf(source, config, logger);
   return {
     get(id) {
       const hit = cache.get(id);
@@ -54,7 +50,7 @@ export function createProviderCache(
       try {
         provider = lookup(id);
       } catch (error) {
-        deps.logger.error(`cannot create model provider "${id}"`, {
+        logger.error(`cannot create model provider "${id}"`, {
           error: error instanceof Error ? error.message : String(error),
         });
       }

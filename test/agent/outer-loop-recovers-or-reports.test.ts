@@ -58,7 +58,7 @@ describe("outer loop", () => {
     harness = createHarness({ providers: { fake } });
     const result = await harness.agent.chat(request("x"));
     expect(result.error?.code).toBe("CONTEXT_OVERFLOW");
-    expect(result.reply).toMatch(/too long.*\/new/);
+    expect(result.reply).toMatch(/too long for the model/);
     expect((harness.engine as TestContextEngine).compactions).toHaveLength(3);
     const messages = harness.messages(result.sessionKey);
     const last = messages.at(-1);
@@ -96,12 +96,12 @@ describe("outer loop", () => {
 
   it("every class of final failure gets its own plain message", async () => {
     const expected: Record<string, RegExp> = {
-      PROVIDER_AUTH: /API key was refused/,
-      PROVIDER_RATE_LIMIT: /rate limit/,
-      PROVIDER_BILLING: /credit|billing/,
+      PROVIDER_AUTH: /did not accept its access key/,
+      PROVIDER_RATE_LIMIT: /too many requests/,
+      PROVIDER_BILLING: /credit or quota/,
       PROVIDER_TIMEOUT: /too long to answer/,
-      PROVIDER_NETWORK: /network/,
-      MODEL_CRASHED: /local model failed/,
+      PROVIDER_NETWORK: /Could not reach/,
+      MODEL_CRASHED: /stopped unexpectedly/,
     };
     for (const [code, words] of Object.entries(expected)) {
       const fake = createFakeProvider({
