@@ -1,7 +1,9 @@
 /** Builds a real agent over a real SQLite file in a temp home, with a given provider and the test engine. */
+
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import type { ProviderSource } from "../../src/agent/index.ts";
 import { type Agent, createAgent } from "../../src/agent/index.ts";
 import { type ClawboxConfig, configSchema } from "../../src/config/index.ts";
@@ -23,12 +25,23 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Every tool call on the branch has exactly one result, and the branch ends with an assistant message. */
+export function expectRepaired(messages: Message[]): void {
+  const calls = messages.flatMap((m) =>
+    m.role === "assistant" ? m.content.filter((b) => b.type === "toolCall").map((b) => b.id) : [],
+  );
+  const results = messages.flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : []));
+  expect([...results].sort()).toEqual([...calls].sort());
+  expect(messages.at(-1)?.role).toBe("assistant");
+}
+
 export function buildConfig(raw: Record<string, unknown>): ClawboxConfig {
   return configSchema.parse(raw);
 }
 
 export function createHarness(options: {
-  providers: ProviderSource;
+  /** Default: built from config by the providers area. */
+  providers?: ProviderSource;
   config?: Record<string, unknown>;
   tools?: AgentTool[];
   engine?: (store: Store) => ContextEngine;
