@@ -28,7 +28,7 @@ export function budgetCaps(contextWindow: number, reserveTokens: number): Budget
     reserve,
     available,
     bootstrap: Math.floor(available * (small ? 0.25 : 0.35)),
-    skills: Math.floor(available * (small ? 0.05 : 0.08)),
+    skills: Math.floor(available * (small ? 0.08 : 0.1)),
     tools: Math.floor(available * (small ? 0.25 : 0.3)),
     historyFloor: Math.floor(available * 0.25),
   };

@@ -6,6 +6,7 @@
 export { BOOTSTRAP_PENDING_NOTE, type Destination } from "./bootstrap-destination.ts";
 export { SUMMARY_PREFIX } from "./branch-messages.ts";
 export { type BudgetCaps, type BudgetPlan, budgetCaps } from "./budget-planner.ts";
+export { contextChatCommand } from "./context-chat-command.ts";
 export type { CompactionEvent } from "./context-engine.ts";
 export * from "./context-engine.ts";
 export { type ContextReport, type FileReport, formatContextReport } from "./context-report.ts";

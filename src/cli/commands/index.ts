@@ -8,5 +8,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "config", summary: "check, show or locate the configuration", load: async () => (await import("./config.ts")).configCommand },
   { name: "doctor", summary: "check home, config, database, workspace and model files", load: async () => (await import("./doctor.ts")).doctorCommand },
   { name: "memory", summary: "memory index status, re-index, search, dreaming", load: async () => (await import("./memory.ts")).memoryCommand },
+  { name: "context", summary: "show what the model sees: bootstrap files, skills, tools, history, budget", load: async () => (await import("./context.ts")).contextCommand },
+  { name: "compact", summary: "summarize a session's older turns now", load: async () => (await import("./compact.ts")).compactCommand },
   { name: "models", summary: "list or pull models from the manifest (embedding models)", load: async () => (await import("./models.ts")).modelsCommand },
 ];

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../main.ts";
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdout: { write: (t) => void (stdout += t) },
+    stderr: { write: (t) => void (stderr += t) },
+    env: { PATH: process.env.PATH ?? "" },
+  });
+  return { code, stdout, stderr };
+}
+
+describe("clawbox context", () => {
+  it("prints the report as one JSON object on a fresh home", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cli-ctx-"));
+    try {
+      const { code, stdout, stderr } = await cli(["--home", home, "context", "list", "--json"]);
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      const report = JSON.parse(stdout);
+      for (const key of ["files", "skills", "tools", "history", "budget", "prefixHash"])
+        expect(report).toHaveProperty(key);
+      const soul = report.files.find((f: { name: string }) => f.name === "SOUL.md");
+      expect(soul).toMatchObject({ truncated: false, destination: "system" });
+      expect(soul.rawChars).toBeGreaterThan(0);
+      expect(soul.injectedChars).toBe(soul.rawChars);
+      expect(
+        report.files.find((f: { name: string }) => f.name === "BOOTSTRAP.md").destination,
+      ).toBe("user");
+      expect(report.skills.listed.map((s: { name: string }) => s.name)).toContain("home-assistant");
+      expect(report.prefixHash).toMatch(/^[0-9a-f]{16}$/);
+      expect(report.budget.contextWindow).toBe(8192);
+      const cloud = JSON.parse(
+        (await cli(["--home", home, "context", "list", "--json", "--model-kind", "cloud"])).stdout,
+      );
+      expect(cloud.files.find((f: { name: string }) => f.name === "BOOTSTRAP.md").destination).toBe(
+        "system",
+      );
+      const text = await cli(["--home", home, "context", "detail"]);
+      expect(text.stdout).toContain("Bootstrap files:");
+      expect(text.stdout).toContain("Sections:");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("names an unknown session", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cli-ctx-"));
+    try {
+      const { code, stderr } = await cli([
+        "--home",
+        home,
+        "context",
+        "list",
+        "--session",
+        "agent:main:qq:direct:nobody",
+      ]);
+      expect(code).toBe(1);
+      expect(stderr).toContain("no session with id or key agent:main:qq:direct:nobody");
+      const compact = await cli(["--home", home, "compact"]);
+      expect(compact.code).toBe(2);
+      expect(compact.stderr).toContain("--session KEY is required");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
