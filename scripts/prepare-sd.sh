@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Writes clawbox's first-boot configuration onto the mounted boot partition of a freshly
+# flashed Raspberry Pi OS (64-bit) card: the arm64 .deb and install.sh in clawbox/,
+# cloud-init user-data/network-config/meta-data (Trixie) or firstrun.sh + cmdline.txt
+# (Bookworm), and the config.txt fragment. Run again to change settings. docs/FLASHING.md.
+set -euo pipefail
+shopt -u patsub_replacement 2>/dev/null || true
+root=$(cd "$(dirname "$0")/.." && pwd)
+fw=$root/firmware-config
+
+usage() {
+  cat <<USAGE
+Usage: scripts/prepare-sd.sh --boot DIR --ssh-key FILE [options]
+  --boot DIR            mounted boot partition (e.g. /media/\$USER/bootfs)
+  --ssh-key FILE        public key allowed to log in (e.g. ~/.ssh/id_ed25519.pub)
+  --deb FILE            arm64 package (default: newest dist/clawbox_*_arm64.deb)
+  --hostname NAME       default clawbox
+  --user NAME           admin login, default clawbox-admin
+  --timezone TZ         default UTC (e.g. Asia/Shanghai)
+  --locale LOCALE       default en_US.UTF-8
+  --wifi-ssid SSID      omit for Ethernet only
+  --wifi-password PSK   (or env CLAWBOX_WIFI_PASSWORD, to keep it out of shell history)
+  --wifi-country CC     two letters, default CN
+  --config FILE         clawbox.json to install as /etc/clawbox/clawbox.json
+  --os auto|trixie|bookworm   first-boot mechanism (auto: cloud-init when the card has meta-data)
+USAGE
+}
+
+fail() { echo "prepare-sd: $*" >&2; exit 2; }
+
+boot="" ssh_key_file="" deb="" config="" os=auto
+hostname=clawbox user=clawbox-admin timezone=UTC locale=en_US.UTF-8
+wifi_ssid="" wifi_password=${CLAWBOX_WIFI_PASSWORD:-} wifi_country=CN
+while [ $# -gt 0 ]; do
+  [ "$1" = -h ] || [ "$1" = --help ] && { usage; exit 0; }
+  [ $# -ge 2 ] || fail "$1 needs a value"
+  case $1 in
+    --boot) boot=$2 ;; --ssh-key) ssh_key_file=$2 ;; --deb) deb=$2 ;; --config) config=$2 ;;
+    --hostname) hostname=$2 ;; --user) user=$2 ;; --timezone) timezone=$2 ;; --locale) locale=$2 ;;
+    --wifi-ssid) wifi_ssid=$2 ;; --wifi-password) wifi_password=$2 ;; --wifi-country) wifi_country=$2 ;;
+    --os) os=$2 ;;
+    *) usage >&2; fail "unknown option $1" ;;
+  esac
+  shift 2
+done
+
+[ -n "$boot" ] || { usage >&2; fail "--boot is required"; }
+[ -d "$boot" ] || fail "--boot $boot: not a folder (is the card mounted?)"
+[ -f "$boot/config.txt" ] && [ -f "$boot/cmdline.txt" ] ||
+  fail "--boot $boot: no config.txt/cmdline.txt — not a Raspberry Pi OS boot partition"
+[ -n "$ssh_key_file" ] || fail "--ssh-key is required (the box has no password login)"
+[ -f "$ssh_key_file" ] || fail "--ssh-key $ssh_key_file: file not found"
+ssh_key=$(head -n 1 "$ssh_key_file")
+[[ $ssh_key =~ ^(ssh-(ed25519|rsa)|ecdsa-sha2-[a-z0-9-]+|sk-[a-z0-9@.-]+)\ [A-Za-z0-9+/=]+ ]] ||
+  fail "--ssh-key $ssh_key_file: not an OpenSSH public key (did you pass the private key?)"
+[[ $hostname =~ ^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$ ]] || fail "--hostname $hostname: letters, digits and - only"
+[[ $user =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || fail "--user $user: lower-case letters, digits, - and _ only"
+[[ $timezone =~ ^[A-Za-z0-9_+/-]+$ ]] || fail "--timezone $timezone: not a zone name like Asia/Shanghai"
+if [ -d /usr/share/zoneinfo ] && [ ! -f "/usr/share/zoneinfo/$timezone" ]; then
+  fail "--timezone $timezone: unknown zone"
+fi
+[[ $wifi_country =~ ^[A-Z]{2}$ ]] || fail "--wifi-country $wifi_country: two capital letters, e.g. CN, DE, US"
+if [ -n "$wifi_ssid" ] && [ ${#wifi_password} -lt 8 ]; then
+  fail "--wifi-password: WPA needs at least 8 characters"
+fi
+case $os in auto|trixie|bookworm) ;; *) fail "--os $os: use auto, trixie or bookworm" ;; esac
+if [ -z "$deb" ]; then
+  deb=$(ls "$root"/dist/clawbox_*_arm64.deb 2>/dev/null | sort -V | tail -n 1 || true)
+  [ -n "$deb" ] || fail "no dist/clawbox_*_arm64.deb; run npm run build or pass --deb"
+fi
+[ -f "$deb" ] || fail "--deb $deb: file not found"
+[[ $(basename "$deb") =~ ^clawbox_.*_arm64\.deb$ ]] || fail "--deb $deb: expected clawbox_<version>_arm64.deb"
+if [ -n "$config" ]; then [ -f "$config" ] || fail "--config $config: file not found"; fi
+if [ "$os" = auto ]; then
+  if [ -f "$boot/meta-data" ] || [ -f "$boot/user-data" ]; then os=trixie; else os=bookworm; fi
+fi
+
+yaml() { # a value safe inside a YAML double-quoted scalar
+  local v=${1//\\/\\\\}
+  printf '%s' "${v//\"/\\\"}"
+}
+fill() { # template file → stdout with @KEY@ replaced by YAML-escaped values
+  local text
+  text=$(cat "$1")
+  text=${text//@HOSTNAME@/$(yaml "$hostname")}
+  text=${text//@USER@/$(yaml "$user")}
+  text=${text//@TIMEZONE@/$(yaml "$timezone")}
+  text=${text//@LOCALE@/$(yaml "$locale")}
+  text=${text//@SSH_KEY@/$(yaml "$ssh_key")}
+  text=${text//@WIFI_SSID@/$(yaml "$wifi_ssid")}
+  text=${text//@WIFI_PASSWORD@/$(yaml "$wifi_password")}
+  text=${text//@WIFI_COUNTRY@/$(yaml "$wifi_country")}
+  text=${text//@INSTANCE_ID@/$(date +%Y%m%d%H%M%S)}
+  printf '%s\n' "$text"
+}
+
+mkdir -p "$boot/clawbox"
+rm -f "$boot"/clawbox/clawbox_*_arm64.deb
+cp "$deb" "$boot/clawbox/"
+cp "$fw/install.sh" "$boot/clawbox/install.sh"
+[ -z "$config" ] || cp "$config" "$boot/clawbox/clawbox.json"
+
+if [ "$os" = trixie ]; then
+  fill "$fw/user-data" >"$boot/user-data"
+  if [ -n "$wifi_ssid" ]; then
+    fill "$fw/network-config" >"$boot/network-config"
+  else
+    fill "$fw/network-config" | sed '/^  wifis:/,$d' >"$boot/network-config"
+  fi
+  fill "$fw/meta-data" >"$boot/meta-data"
+else
+  {
+    printf 'CLAWBOX_%s=%q\n' HOSTNAME "$hostname" USER "$user" TIMEZONE "$timezone" \
+      SSH_KEY "$ssh_key" WIFI_SSID "$wifi_ssid" WIFI_PASSWORD "$wifi_password" WIFI_COUNTRY "$wifi_country"
+  } >"$boot/clawbox/firstboot.env"
+  cp "$fw/firstrun.sh" "$boot/firstrun.sh"
+  cmdline=$(head -n 1 "$boot/cmdline.txt")
+  cmdline=$(printf '%s' "$cmdline" | sed 's| systemd\.run=[^ ]*||; s| systemd\.run_success_action=[^ ]*||; s| systemd\.unit=kernel-command-line\.target||')
+  printf '%s systemd.run=/boot/firmware/firstrun.sh systemd.run_success_action=reboot systemd.unit=kernel-command-line.target\n' \
+    "$cmdline" >"$boot/cmdline.txt"
+fi
+
+# config.txt: replace an earlier clawbox block, keep everything else as it was.
+sed -i '/^# >>> clawbox$/,/^# <<< clawbox$/d' "$boot/config.txt"
+cat "$fw/config.txt" >>"$boot/config.txt"
+
+sync
+echo "prepare-sd: $boot ready for first boot ($os): host $hostname, user $user, $(basename "$deb")"
+[ -n "$wifi_ssid" ] && echo "prepare-sd: Wi-Fi \"$wifi_ssid\" ($wifi_country)" || echo "prepare-sd: no Wi-Fi; connect Ethernet"

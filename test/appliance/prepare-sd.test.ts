@@ -1,0 +1,175 @@
+/**
+ * scripts/prepare-sd.sh against a fake boot partition (a temp folder holding the files a
+ * freshly flashed Raspberry Pi OS card has): the cloud-init files parse as YAML with the
+ * given values intact (quotes, backslashes, $ in a Wi-Fi password), the Bookworm path
+ * writes a shell-quoted settings file and one cmdline entry, and reruns are idempotent.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+const script = join(root, "scripts", "prepare-sd.sh");
+const KEY =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIDmAm5AAf8qIE9j8wA4WTcLQ99d/RSMvkkjmJHxlU+N me@laptop";
+const PASSWORD = 'pa"ss\\wo&rd $HOME `x`';
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function fakeCard(trixie: boolean) {
+  const dir = mkdtempSync(join(tmpdir(), "clawbox-sd-"));
+  dirs.push(dir);
+  const boot = join(dir, "bootfs");
+  mkdirSync(boot);
+  writeFileSync(
+    join(boot, "cmdline.txt"),
+    "console=tty1 root=PARTUUID=abcd-02 rootfstype=ext4 rootwait quiet\n",
+  );
+  writeFileSync(join(boot, "config.txt"), "[all]\narm_64bit=1\n");
+  if (trixie) writeFileSync(join(boot, "meta-data"), "instance-id: rpios-image\n");
+  const key = join(dir, "id.pub");
+  writeFileSync(key, `${KEY}\n`);
+  const deb = join(dir, "clawbox_9.9.9_arm64.deb");
+  writeFileSync(deb, "not really a deb");
+  return { boot, key, deb };
+}
+
+function prepare(args: string[], env: Record<string, string> = {}) {
+  return spawnSync("bash", [script, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+}
+
+function yaml(file: string): unknown {
+  return Bun.YAML.parse(readFileSync(file, "utf8"));
+}
+
+describe("prepare-sd.sh", () => {
+  it("writes cloud-init files that keep every value intact (Trixie)", () => {
+    const card = fakeCard(true);
+    const run = prepare(
+      [
+        "--boot",
+        card.boot,
+        "--ssh-key",
+        card.key,
+        "--deb",
+        card.deb,
+        "--hostname",
+        "kitchen-box",
+        "--user",
+        "owner",
+        "--timezone",
+        "Asia/Shanghai",
+        "--wifi-ssid",
+        'Home "5G"',
+        "--wifi-country",
+        "DE",
+      ],
+      { CLAWBOX_WIFI_PASSWORD: PASSWORD },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const user = yaml(join(card.boot, "user-data")) as Record<string, unknown>;
+    expect(user.hostname).toBe("kitchen-box");
+    expect(user.timezone).toBe("Asia/Shanghai");
+    expect(user.users).toEqual([
+      expect.objectContaining({ name: "owner", ssh_authorized_keys: [KEY] }),
+    ]);
+    expect(user.runcmd).toContainEqual(["sh", "/boot/firmware/clawbox/install.sh"]);
+    const net = yaml(join(card.boot, "network-config")) as {
+      network: { wifis: { wlan0: Record<string, unknown> } };
+    };
+    expect(net.network.wifis.wlan0["regulatory-domain"]).toBe("DE");
+    expect(net.network.wifis.wlan0["access-points"]).toEqual({
+      'Home "5G"': { password: PASSWORD },
+    });
+    expect(yaml(join(card.boot, "meta-data"))).toEqual({
+      "instance-id": expect.stringMatching(/^clawbox-\d+$/),
+    });
+    expect(readFileSync(join(card.boot, "clawbox", "clawbox_9.9.9_arm64.deb"), "utf8")).toBe(
+      "not really a deb",
+    );
+    expect(readFileSync(join(card.boot, "cmdline.txt"), "utf8")).not.toContain("systemd.run");
+  });
+
+  it("leaves Wi-Fi out without --wifi-ssid and keeps one config.txt block on reruns", () => {
+    const card = fakeCard(true);
+    for (let i = 0; i < 2; i++) {
+      expect(prepare(["--boot", card.boot, "--ssh-key", card.key, "--deb", card.deb]).status).toBe(
+        0,
+      );
+    }
+    const net = yaml(join(card.boot, "network-config")) as { network: Record<string, unknown> };
+    expect(net.network.wifis).toBeUndefined();
+    expect(net.network.ethernets).toEqual({ eth0: { dhcp4: true, optional: true } });
+    const config = readFileSync(join(card.boot, "config.txt"), "utf8");
+    expect(config.startsWith("[all]\narm_64bit=1\n")).toBe(true);
+    expect(config.match(/# >>> clawbox/g)).toHaveLength(1);
+    expect(config).toContain("camera_auto_detect=1");
+  });
+
+  it("uses firstrun.sh with shell-quoted settings on Bookworm", () => {
+    const card = fakeCard(false);
+    for (let i = 0; i < 2; i++) {
+      const run = prepare(
+        ["--boot", card.boot, "--ssh-key", card.key, "--deb", card.deb, "--wifi-ssid", "net$1"],
+        { CLAWBOX_WIFI_PASSWORD: PASSWORD },
+      );
+      expect(run.status).toBe(0);
+    }
+    const cmdline = readFileSync(join(card.boot, "cmdline.txt"), "utf8");
+    expect(cmdline.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(cmdline.match(/systemd\.run=\/boot\/firmware\/firstrun\.sh/g)).toHaveLength(1);
+    expect(cmdline).toContain("root=PARTUUID=abcd-02");
+    const env = join(card.boot, "clawbox", "firstboot.env");
+    const shown = spawnSync(
+      "bash",
+      [
+        "-c",
+        `. "${env}"; printf '%s\\n' "$CLAWBOX_WIFI_SSID" "$CLAWBOX_WIFI_PASSWORD" "$CLAWBOX_SSH_KEY"`,
+      ],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(shown.stdout).toBe(`net$1\n${PASSWORD}\n${KEY}\n`);
+    expect(readFileSync(join(card.boot, "firstrun.sh"), "utf8")).toContain(
+      "clawbox-firstboot.service",
+    );
+  });
+
+  it("refuses a private key, a missing card and a bad host name with a clear message", () => {
+    const card = fakeCard(true);
+    const priv = join(card.boot, "..", "id");
+    writeFileSync(priv, "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n");
+    const wrongKey = prepare(["--boot", card.boot, "--ssh-key", priv, "--deb", card.deb]);
+    expect(wrongKey.status).toBe(2);
+    expect(wrongKey.stderr).toContain("not an OpenSSH public key");
+    const noCard = prepare([
+      "--boot",
+      join(card.boot, "nope"),
+      "--ssh-key",
+      card.key,
+      "--deb",
+      card.deb,
+    ]);
+    expect(noCard.stderr).toContain("not a folder");
+    const badHost = prepare([
+      "--boot",
+      card.boot,
+      "--ssh-key",
+      card.key,
+      "--deb",
+      card.deb,
+      "--hostname",
+      "my box",
+    ]);
+    expect(badHost.stderr).toContain("--hostname my box");
+  });
+});
