@@ -88,19 +88,24 @@ function writeEntry(sink: ByteSink, entry: GgufEntry): void {
   switch (entry.type) {
     case "string":
       sink.u32(GgufValueType.STRING);
-      return sink.string(entry.value);
+      sink.string(entry.value);
+      return;
     case "u32":
       sink.u32(GgufValueType.UINT32);
-      return sink.u32(entry.value);
+      sink.u32(entry.value);
+      return;
     case "i32":
       sink.u32(GgufValueType.INT32);
-      return sink.i32(entry.value);
+      sink.i32(entry.value);
+      return;
     case "f32":
       sink.u32(GgufValueType.FLOAT32);
-      return sink.f32(entry.value);
+      sink.f32(entry.value);
+      return;
     case "bool":
       sink.u32(GgufValueType.BOOL);
-      return sink.u8(entry.value ? 1 : 0);
+      sink.u8(entry.value ? 1 : 0);
+      return;
     case "string[]":
       sink.u32(GgufValueType.ARRAY);
       sink.u32(GgufValueType.STRING);
