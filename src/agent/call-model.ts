@@ -45,6 +45,7 @@ export interface ModelCallInput {
   /** Tool definitions as `provider` should see them (policy applied, schemas normalized). */
   toolsFor(provider: Provider): ToolDefinition[];
   thinkingLevel: ThinkingLevel;
+  toolChoice?: "auto" | "required";
   /**
    * The new user message, not stored yet: the first assemble decorates it (per-turn
    * facts for local models) and `storePending` stores the decorated form before the
@@ -137,6 +138,7 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
           cacheBoundary: context.cacheBoundary,
           messages: context.messages,
           tools: context.tools,
+          ...(input.toolChoice && context.tools.length > 0 ? { toolChoice: input.toolChoice } : {}),
           sessionId: input.sessionId,
           thinkingLevel,
           signal: input.signal,

@@ -16,6 +16,8 @@ export interface ChatRequest {
   messageId?: string;
   replyTo?: string;
   runKind?: RunKind;
+  /** "required" makes the run's first model call call a tool (later calls are "auto"). */
+  toolChoice?: "auto" | "required";
   /**
    * When the session is busy: "followup" (default) runs after the current run;
    * "steer" injects the message into the running run at its next turn boundary and

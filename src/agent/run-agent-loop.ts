@@ -137,6 +137,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
         chain: input.chain,
         toolsFor: (provider) => input.definitionsFor(provider, [...allowedFor(provider).values()]),
         thinkingLevel,
+        toolChoice: turn === 1 ? input.request.toolChoice : undefined,
         pending,
         storePending: async (message) => {
           pending = undefined;

@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import type { ProviderSource } from "../../src/agent/index.ts";
 import { type Agent, createAgent } from "../../src/agent/index.ts";
 import { type ClawboxConfig, configSchema } from "../../src/config/index.ts";
-import type { ContextEngine } from "../../src/context/context-engine.ts";
+import { type ContextEngine, createContextEngine } from "../../src/context/index.ts";
 import type { Message } from "../../src/messages/index.ts";
 import { Store } from "../../src/store/index.ts";
 import { type HomePaths, homePaths, silentLogger } from "../../src/system/index.ts";
@@ -44,7 +44,8 @@ export function createHarness(options: {
   providers?: ProviderSource;
   config?: Record<string, unknown>;
   tools?: AgentTool[];
-  engine?: (store: Store) => ContextEngine;
+  /** Default: the test engine; "real" uses the context area's default engine. */
+  engine?: "real" | ((store: Store) => ContextEngine);
 }): Harness {
   const home = mkdtempSync(join(tmpdir(), "clawbox-agent-"));
   const paths = homePaths(home, undefined, {});
@@ -54,7 +55,12 @@ export function createHarness(options: {
     ...options.config,
   });
   const store = Store.open({ path: paths.database });
-  const engine = options.engine ? options.engine(store) : createTestContextEngine(store);
+  const engine =
+    options.engine === "real"
+      ? createContextEngine({ config, store, paths, watch: false })
+      : options.engine
+        ? options.engine(store)
+        : createTestContextEngine(store);
   const agent = createAgent({
     config,
     store,
@@ -79,6 +85,7 @@ export function createHarness(options: {
     },
     async close() {
       await agent.close();
+      engine.dispose?.();
       store.close();
       rmSync(home, { recursive: true, force: true });
     },
