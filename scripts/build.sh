@@ -52,12 +52,8 @@ for arch in "${arches[@]}"; do
     *) echo "build.sh: unknown arch $arch" >&2; exit 2 ;;
   esac
   binary=$dist/clawbox-linux-$arch
-  # Native packages stay external: they are loaded from lib/ by src/system/native-module.ts.
-  # --compile-autoload-package-json: lets the binary resolve packages in lib/node_modules.
-  "$bun" build src/cli/main.ts --compile --compile-autoload-package-json --minify --sourcemap=none \
-    --target="bun-linux-$arch" --compile-executable-path="$runtime" \
-    --external node-llama-cpp --external onnxruntime-node \
-    --outfile "$binary"
+  # Native packages are not embedded: they load from lib/ (scripts/build-compile.ts).
+  "$bun" scripts/build-compile.ts "$arch" "$binary" "$runtime"
   "$bun" scripts/build-native-layout.ts "$arch" "$dist/lib/linux-$arch" "${layout_args[@]}"
 done
 
