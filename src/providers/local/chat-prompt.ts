@@ -31,12 +31,13 @@ export function renderPrompt(request: ProviderRequest, jsonMode: boolean): Promp
   pieces.push(textPiece(dynamic), markupPiece(FOOTER));
   for (const message of request.messages) pieces.push(...renderMessage(message));
   pieces.push(markupPiece(ASSISTANT_HEADER));
-  return pieces.filter((piece) => piece.text !== "");
+  return pieces.filter((piece) => piece.kind === "assistant" || piece.text !== "");
 }
 
-/** Key under which the tokens generated for `message` are remembered. */
-export function assistantKey(content: AssistantMessage["content"]): string {
-  return JSON.stringify(content.filter((block) => block.type !== "thinking"));
+/** Key under which the tokens generated for a message are remembered (content alone can repeat). */
+export function assistantKey(message: Pick<AssistantMessage, "content" | "timestamp">): string {
+  const content = message.content.filter((block) => block.type !== "thinking");
+  return `${message.timestamp}:${JSON.stringify(content)}`;
 }
 
 function renderMessage(message: Message): PromptPiece[] {
@@ -64,7 +65,7 @@ function renderMessage(message: Message): PromptPiece[] {
   }
   return [
     markupPiece(ASSISTANT_HEADER),
-    { kind: "assistant", key: assistantKey(message.content), text: assistantText(message) },
+    { kind: "assistant", key: assistantKey(message), text: assistantText(message) },
     markupPiece(FOOTER),
   ];
 }

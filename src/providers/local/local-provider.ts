@@ -129,7 +129,7 @@ export class LocalProvider implements Provider {
       }
       const message = builder.build(outcome.stopReason);
       if (outcome.replyTokens)
-        loaded.sessions.remember(slot, assistantKey(message.content), outcome.replyTokens);
+        loaded.sessions.remember(slot, assistantKey(message), outcome.replyTokens);
       this.counters.succeeded(message.usage, outcome.stopReason, started);
       yield { type: "done", message };
     } catch (thrown) {

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { AuthProfiles, parseRetryAfter } from "./auth-profiles.ts";
+import { classifyHttpError, classifyThrown, isOverflowText } from "./classify-error.ts";
+import { failureMessage } from "./failure-message.ts";
+import { readSse } from "./sse-reader.ts";
+import { normalizeToolSchema } from "./tool-schema.ts";
+
+describe("error classification", () => {
+  it.each([
+    "request_too_large",
+    "This model's maximum context length is 4096 tokens",
+    "context length exceeded",
+    "prompt is too long: 210000 tokens > 200000 maximum",
+    "input exceeds the model's context window",
+    "context_window_exceeded",
+    "Input is too long for requested model",
+    'ollama: "context length exceeded"',
+    "the request exceeds the available context size, try increasing it",
+    "输入上下文过长",
+  ])("recognizes overflow wording: %s", (text) => {
+    expect(isOverflowText(text)).toBe(true);
+    expect(
+      classifyHttpError(400, JSON.stringify({ error: { message: text } }), { provider: "p" }).code,
+    ).toBe("CONTEXT_OVERFLOW");
+  });
+
+  it("checks rate-limit and billing wording before overflow wording", () => {
+    expect(isOverflowText("Rate limit reached: too many tokens per minute")).toBe(false);
+    expect(
+      classifyHttpError(400, "Rate limit reached: too many tokens per minute", { provider: "p" })
+        .code,
+    ).toBe("PROVIDER_RATE_LIMIT");
+    expect(
+      classifyHttpError(400, "insufficient_quota: context length exceeded", { provider: "p" }).code,
+    ).toBe("PROVIDER_BILLING");
+  });
+
+  it.each([
+    [401, "PROVIDER_AUTH"],
+    [403, "PROVIDER_AUTH"],
+    [402, "PROVIDER_BILLING"],
+    [429, "PROVIDER_RATE_LIMIT"],
+    [504, "PROVIDER_TIMEOUT"],
+    [503, "PROVIDER_NETWORK"],
+    [400, "PROVIDER_BAD_RESPONSE"],
+  ])("maps HTTP %i to %s", (status, code) => {
+    expect(classifyHttpError(status, "{}", { provider: "p" }).code).toBe(code);
+  });
+
+  it("keeps keys out of messages", () => {
+    const error = classifyHttpError(401, "Incorrect API key provided: my-custom-key-123456", {
+      provider: "p",
+      secrets: ["my-custom-key-123456"],
+    });
+    expect(error.message).not.toContain("my-custom-key-123456");
+    expect(error.message).toContain("[redacted]");
+  });
+
+  it("separates our timeout, the caller's abort and network failures", () => {
+    expect(classifyThrown(new Error("aborted"), { provider: "p", timedOut: true }).code).toBe(
+      "PROVIDER_TIMEOUT",
+    );
+    expect(classifyThrown(new Error("aborted"), { provider: "p", aborted: true }).code).toBe(
+      "ABORTED",
+    );
+    expect(
+      classifyThrown(new TypeError("fetch failed: ECONNREFUSED"), { provider: "p" }).code,
+    ).toBe("PROVIDER_NETWORK");
+  });
+
+  it("has a plain-words message for every failure class", () => {
+    for (const code of [
+      "PROVIDER_AUTH",
+      "PROVIDER_RATE_LIMIT",
+      "PROVIDER_BILLING",
+      "CONTEXT_OVERFLOW",
+      "PROVIDER_TIMEOUT",
+      "PROVIDER_NETWORK",
+      "MODEL_CRASHED",
+    ] as const) {
+      const text = failureMessage({ code });
+      expect(text).not.toMatch(/HTTP|PROVIDER_|[{}]/);
+      expect(text.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe("auth profiles", () => {
+  it("bounds Retry-After and brings a profile back after its cooldown", () => {
+    let now = 0;
+    const profiles = new AuthProfiles(
+      [
+        { id: "a", apiKey: "k1" },
+        { id: "b", apiKey: "k2" },
+      ],
+      () => now,
+    );
+    profiles.coolDown("a", "rateLimit", 3_600_000);
+    expect(profiles.available().map((p) => p.id)).toEqual(["b"]);
+    expect(profiles.status()[0]?.coolingDownUntil).toBe(600_000);
+    now = 600_001;
+    expect(profiles.available().map((p) => p.id)).toEqual(["a", "b"]);
+    expect(parseRetryAfter("12")).toBe(12_000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
+  });
+});
+
+describe("SSE reader", () => {
+  it("decodes events split across chunks with CRLF endings and multi-line data", async () => {
+    const parts = ["event: a\r", "\ndata: one\r\ndata: two\r\n", "\r\n: comment\n\ndata:three\n\n"];
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+        controller.close();
+      },
+    });
+    const events = [];
+    for await (const event of readSse(body)) events.push(event);
+    expect(events).toEqual([
+      { event: "a", data: "one\ntwo" },
+      { event: "message", data: "three" },
+    ]);
+  });
+});
+
+describe("tool schema normalization", () => {
+  it("drops keywords a dialect rejects but keeps property names that look like keywords", () => {
+    const schema = {
+      $schema: "s",
+      type: "object",
+      properties: { format: { type: "string", format: "date" }, mode: { const: "x" } },
+      additionalProperties: false,
+    };
+    expect(normalizeToolSchema(schema, "ollama")).toEqual({
+      type: "object",
+      properties: { format: { type: "string" }, mode: { enum: ["x"] } },
+    });
+    expect(normalizeToolSchema(schema, "openai")).toEqual({
+      type: "object",
+      properties: { format: { type: "string", format: "date" }, mode: { const: "x" } },
+      additionalProperties: false,
+    });
+    expect(normalizeToolSchema({}, "anthropic")).toEqual({ type: "object", properties: {} });
+  });
+});
