@@ -50,6 +50,9 @@ const result = await Bun.build({
   },
   minify: true,
   sourcemap: "none",
+  // Precompiled bytecode: startup skips parsing the bundle (about half of boot time).
+  bytecode: true,
+  format: "esm",
   plugins: [
     {
       name: "native-packages-from-lib",

@@ -1,0 +1,148 @@
+/**
+ * `npm run bench -- startup [--json] [--runs N] [--no-arm64]`: time from exec of the
+ * compiled binary (`clawbox run`, no model configured) to the READY=1 datagram on a
+ * notify socket the benchmark binds, as systemd would see it, and the RSS of the process
+ * right after READY. Median of N warm starts (the home already exists); the first start
+ * (creates database and workspace) is reported apart. Targets (SPEC §11): ≤ 150 ms and
+ * ≤ 45 MB for x64. The arm64 binary is timed the same way under qemu-user as a relative
+ * figure only (emulation is 10–30× slower, and RSS then includes the emulator).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { bindNotifySocket } from "../../test/fakes/notify-socket.ts";
+
+const root = resolve(import.meta.dir, "../..");
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const runsArg = args.indexOf("--runs");
+const runs = runsArg >= 0 ? Number(args[runsArg + 1]) : 9;
+const log = (line: string) => {
+  if (!json) console.log(line);
+};
+
+interface Start {
+  readyMs: number;
+  rssMb: number;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+async function startOnce(command: string[], home: string, timeoutMs: number): Promise<Start> {
+  const socket = bindNotifySocket(
+    `@clawbox-bench-${process.pid}-${Math.random().toString(36).slice(2)}`,
+  );
+  const started = performance.now();
+  const child = Bun.spawn(command, {
+    cwd: "/",
+    env: { ...process.env, CLAWBOX_HOME: home, NOTIFY_SOCKET: socket.path, CLAWBOX_CONFIG: "" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  try {
+    await socket.waitFor("READY=1", timeoutMs);
+    const readyMs = performance.now() - started;
+    return { readyMs, rssMb: rssMb(child.pid) };
+  } catch (error) {
+    child.kill("SIGKILL");
+    const stderr = await new Response(child.stderr).text();
+    throw new Error(`${(error as Error).message}\n${stderr.slice(-2000)}`);
+  } finally {
+    child.kill("SIGTERM");
+    await child.exited;
+    socket.close();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function measure(command: string[], count: number, timeoutMs: number) {
+  const home = mkdtempSync(join(tmpdir(), "clawbox-bench-startup-"));
+  try {
+    const first = await startOnce([...command, "run", "--port", "0"], home, timeoutMs);
+    const warm: Start[] = [];
+    for (let i = 0; i < count; i++)
+      warm.push(await startOnce([...command, "run", "--port", "0"], home, timeoutMs));
+    return {
+      firstStartReadyMs: first.readyMs,
+      readyMs: median(warm.map((s) => s.readyMs)),
+      readyMsMin: Math.min(...warm.map((s) => s.readyMs)),
+      rssMb: median(warm.map((s) => s.rssMb)),
+    };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const x64 = join(root, "dist", "clawbox-linux-x64");
+const arm64 = join(root, "dist", "clawbox-linux-arm64");
+if (!existsSync(x64)) {
+  console.error(`startup: ${x64} missing; building it (npm run build)`);
+  const build = spawnSync(
+    "bash",
+    [join(root, "scripts", "build.sh"), "--arch", "x64", "--no-package"],
+    { stdio: "inherit" },
+  );
+  if (build.status !== 0) process.exit(1);
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
+const x = await measure([x64], runs, 10_000);
+log(
+  `x64 compiled: READY=1 after ${round(x.readyMs)} ms (median of ${runs}, min ${round(x.readyMsMin)}; first start ${round(x.firstStartReadyMs)} ms) — target ≤ 150 ms`,
+);
+log(`x64 compiled: RSS at READY ${round(x.rssMb)} MB — target ≤ 45 MB`);
+
+let arm: { readyMs: number; firstStartReadyMs: number; ratioToX64: number } | null = null;
+const qemu = "/usr/bin/qemu-aarch64-static";
+if (args.includes("--no-arm64")) {
+  log("arm64 under qemu: skipped (--no-arm64)");
+} else if (!existsSync(arm64) || !existsSync(qemu) || !existsSync("/usr/aarch64-linux-gnu/lib")) {
+  log(
+    "arm64 under qemu: skipped (needs dist/clawbox-linux-arm64, qemu-user-static and libc6-arm64-cross)",
+  );
+} else {
+  const a = await measure(
+    [qemu, "-L", "/usr/aarch64-linux-gnu", "-cpu", "cortex-a76", arm64],
+    3,
+    120_000,
+  );
+  arm = {
+    readyMs: a.readyMs,
+    firstStartReadyMs: a.firstStartReadyMs,
+    ratioToX64: a.readyMs / x.readyMs,
+  };
+  log(
+    `arm64 under qemu-user: READY=1 after ${round(a.readyMs)} ms (median of 3; ${round(arm.ratioToX64)}× x64; emulated, relative only)`,
+  );
+}
+
+if (json) {
+  console.log(
+    JSON.stringify({
+      readyMs: round(x.readyMs),
+      rssMb: round(x.rssMb),
+      readyMsMin: round(x.readyMsMin),
+      firstStartReadyMs: round(x.firstStartReadyMs),
+      runs,
+      targets: { readyMs: 150, rssMb: 45 },
+      pass: x.readyMs <= 150 && x.rssMb <= 45,
+      arm64Qemu: arm && {
+        readyMs: round(arm.readyMs),
+        firstStartReadyMs: round(arm.firstStartReadyMs),
+        ratioToX64: round(arm.ratioToX64),
+      },
+    }),
+  );
+}
