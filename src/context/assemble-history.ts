@@ -71,7 +71,7 @@ export async function assembleHistory(input: HistoryInput): Promise<AssembledHis
     const result = await pruneToolResults(messages, {
       ...input.pruning,
       overBudget,
-      budget: { tokens: input.budgetTokens, count: (items) => total(items, input.countMessage) },
+      budget: { tokens: input.budgetTokens, countItem: input.countMessage },
     });
     pruning = result.report;
     if (result.report.pruned) {

@@ -25,7 +25,7 @@ export interface PruneOptions {
   softTrimHeadChars: number;
   softTrimTailChars: number;
   /** History token budget and a counter; when given, hard-clear runs while over it. */
-  budget?: { tokens: number; count(messages: readonly BranchMessage[]): Promise<number> };
+  budget?: { tokens: number; countItem(item: BranchMessage): Promise<number> };
   /** Force pruning (history over budget) even before the TTL expired. */
   overBudget?: boolean;
 }
@@ -140,18 +140,21 @@ export async function pruneToolResults(
   report.imagesRemoved = counter.images;
   report.mediaRemoved = counter.media;
   if (options.budget) {
-    let tokens = await options.budget.count(out);
+    const { countItem } = options.budget;
+    let tokens = 0;
+    for (const item of out) tokens += await countItem(item);
     for (let i = 0; i < cutoff && tokens > options.budget.tokens; i++) {
       const item = out[i];
       if (item?.message.role !== "toolResult") continue;
       const text = item.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       if (text === HARD_CLEAR_TEXT) continue;
-      out[i] = {
+      const cleared: BranchMessage = {
         entryId: item.entryId,
         message: { ...item.message, content: [{ type: "text", text: HARD_CLEAR_TEXT }] },
       };
+      tokens += (await countItem(cleared)) - (await countItem(item));
+      out[i] = cleared;
       report.hardCleared += 1;
-      tokens = await options.budget.count(out);
     }
   }
   report.pruned =

@@ -137,7 +137,7 @@ describe("pruning", () => {
       now,
       budget: {
         tokens: 1,
-        count: async (list) => list.reduce((a, m) => a + JSON.stringify(m.message).length, 0),
+        countItem: async (m) => JSON.stringify(m.message).length,
       },
     });
     expect(report.hardCleared).toBe(1);
