@@ -35,8 +35,8 @@ describe("MCP tools", () => {
       config: {
         tools: {
           mcp: {
-            connectTimeoutMs: 1500,
-            callTimeoutMs: 1500,
+            connectTimeoutMs: 8000,
+            callTimeoutMs: 5000,
             servers: {
               home: { transport: "stdio", command: bun, args: [fake("mcp-home-server.ts")] },
               dead: {
@@ -65,7 +65,7 @@ describe("MCP tools", () => {
       { type: "text", text: "kitchen is now on" },
       { type: "text", text: "kitchen: on" },
     ]);
-  }, 20000);
+  }, 40000);
 
   it("a server that never answers a call costs one error result, not a stalled turn", async () => {
     const provider = createFakeProvider({
@@ -99,7 +99,7 @@ describe("MCP tools", () => {
     const toolResult = harness.messages(result.sessionKey).find((m) => m.role === "toolResult");
     expect(toolResult?.role === "toolResult" && toolResult.isError).toBe(true);
     expect(JSON.stringify(toolResult)).toMatch(/timed out/);
-  }, 20000);
+  }, 40000);
 
   it("MCP tools pass the policy: a deny pattern removes them", async () => {
     const provider = createFakeProvider({ script: [{ text: "ok" }] });
@@ -123,5 +123,5 @@ describe("MCP tools", () => {
     expect(
       provider.requests[0]?.tools.map((t) => t.name).filter((n) => n.startsWith("mcp__")),
     ).toEqual([]);
-  }, 20000);
+  }, 40000);
 });
