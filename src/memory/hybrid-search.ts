@@ -10,7 +10,7 @@ import type { Embedder } from "./embedding/embedder.ts";
 import { keywordSearch } from "./keyword-search.ts";
 import { decayFactor, mmrSelect } from "./rerank.ts";
 import { exactScores, vectorSearch } from "./vector-search.ts";
-import { blobVector } from "./vector-table.ts";
+import { unpackVector } from "./vector-table.ts";
 
 export type SearchSettings = MemoryConfig["search"];
 
@@ -91,45 +91,41 @@ export async function hybridSearch(
   const text = new Map(keywordSearch(db, query, candidates).map((h) => [h.rowid, h.score]));
   const vector = new Map<number, number>();
   if (useVectors && queryVector) {
-    for (const h of vectorSearch(db, embedder.name, queryVector, candidates))
-      vector.set(h.rowid, h.score);
+    for (const h of vectorSearch(db, queryVector, candidates)) vector.set(h.rowid, h.score);
     const missing = [...text.keys()].filter((id) => !vector.has(id));
-    for (const [id, s] of exactScores(db, embedder.name, queryVector, missing)) vector.set(id, s);
+    for (const [id, s] of exactScores(db, queryVector, missing)) vector.set(id, s);
   }
   const ids = [...new Set([...text.keys(), ...vector.keys()])];
-  const rowOf = db.prepare(
-    "SELECT rowid, id, path, start_line, end_line, text, hash, note_date FROM memory_chunks WHERE rowid = ?",
-  );
-  const vecOf = db.prepare(
-    "SELECT embedding FROM memory_embedding_cache WHERE model = ? AND hash = ?",
-  );
+  const rows = db
+    .query(
+      `SELECT c.rowid, c.id, c.path, c.start_line, c.end_line, c.text, c.hash, c.note_date
+       FROM json_each(?) j CROSS JOIN memory_chunks c ON c.rowid = j.value`,
+    )
+    .all(JSON.stringify(ids)) as ChunkRow[];
+  const vecOf = db.query("SELECT embedding FROM memory_chunk_vectors WHERE rowid = ?");
   const now = options.now ?? Date.now();
   const vw = useVectors ? settings.vectorWeight : 0;
   const tw = settings.textWeight;
   const norm = vw + tw > 0 ? vw + tw : 1;
-  const scored = ids.flatMap((rowid) => {
-    const row = rowOf.get(rowid) as ChunkRow | null;
-    if (!row) return [];
-    const v = vector.get(rowid);
-    const t = text.get(rowid) ?? 0;
+  const scored = rows.map((row) => {
+    const v = vector.get(row.rowid);
+    const t = text.get(row.rowid) ?? 0;
     let score = (vw * Math.max(0, v ?? 0) + tw * t) / norm;
     if (settings.temporalDecay.enabled)
       score *= decayFactor(row.note_date, settings.temporalDecay.halfLifeDays, now);
     const cached =
       settings.mmr.enabled && useVectors
-        ? (vecOf.get(embedder.name, row.hash) as { embedding: Uint8Array } | null)
+        ? (vecOf.get(row.rowid) as { embedding: Uint8Array } | null)
         : null;
-    return [
-      {
-        row,
-        score,
-        v,
-        t,
-        noteDate: row.note_date,
-        text: row.text,
-        vector: cached ? blobVector(cached.embedding) : undefined,
-      },
-    ];
+    return {
+      row,
+      score,
+      v,
+      t,
+      noteDate: row.note_date,
+      text: row.text,
+      vector: cached ? unpackVector(cached.embedding) : undefined,
+    };
   });
   const kept = scored.filter((s) => s.score >= minScore);
   const ranked = settings.mmr.enabled

@@ -14,7 +14,7 @@ import type { Logger } from "../system/index.ts";
 import { type Chunk, type ChunkOptions, chunkMarkdown, sha256Hex } from "./chunk-markdown.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { listMemoryFiles, noteDate } from "./memory-files.ts";
-import { blobVector, ensureVectorTable, vectorBlob } from "./vector-table.ts";
+import { ensureVectorTable, packVector, unpackVector, vectorBlob } from "./vector-table.ts";
 
 export interface IndexStats {
   files: number;
@@ -222,7 +222,7 @@ export class MemoryIndex {
       if (vectors.has(p.hash) || missing.has(p.hash)) continue;
       const hit = cached.get(embedder.name, p.hash) as { embedding: Uint8Array } | null;
       if (hit) {
-        vectors.set(p.hash, blobVector(hit.embedding));
+        vectors.set(p.hash, unpackVector(hit.embedding));
         stats.cacheHits++;
       } else missing.set(p.hash, p.text);
     }
@@ -250,7 +250,7 @@ export class MemoryIndex {
           const v = computed[i];
           if (!v) return;
           vectors.set(hash, v);
-          put.run(embedder.name, hash, vectorBlob(v), now);
+          put.run(embedder.name, hash, packVector(v), now);
         });
       })();
       stats.embedded += missing.size;
@@ -260,12 +260,16 @@ export class MemoryIndex {
       "INSERT INTO memory_vec(rowid, embedding) VALUES (?, vec_quantize_binary(?))",
     );
     const mark = db.prepare("UPDATE memory_chunks SET embedded = 1 WHERE rowid = ?");
+    const keep = db.prepare(
+      "INSERT OR REPLACE INTO memory_chunk_vectors(rowid, embedding) VALUES (?, ?)",
+    );
     db.transaction(() => {
       for (const p of pending) {
         const v = vectors.get(p.hash);
         if (!v) continue;
         dropVec.run(p.rowid);
         insertVec.run(p.rowid, vectorBlob(v));
+        keep.run(p.rowid, packVector(v));
         mark.run(p.rowid);
       }
     })();

@@ -5,7 +5,7 @@
  * one with `createMemory` and hands `tools` to the agent.
  */
 import type { ClawboxConfig } from "../config/index.ts";
-import { installedModelDir, readInstalledModel } from "../models/manifest-installed.ts";
+import { installedModelDir, readInstalledModel } from "../models/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";

@@ -1,9 +1,9 @@
 /**
  * The sqlite-vec side of the index. vec0 holds binary-quantized embeddings
  * (`bit[dim]`, 1 bit per dimension): a Hamming scan over 50k chunks takes a few
- * milliseconds where a float scan takes ~30 ms on a small CPU. The full float vectors
- * live in the embedding cache, and every candidate is re-ranked by exact cosine, so
- * results for small indexes (≤ the oversample) are exact and large ones lose little.
+ * milliseconds where a float scan takes ~30 ms on a small CPU. Every shortlisted
+ * candidate is re-ranked by cosine on its int8 vector (memory_chunk_vectors), so results
+ * for small indexes (≤ the shortlist) are exact; for large ones see the benchmark's recall.
  * The table is tied to one model: a different name or dimension drops it.
  */
 import type { Database } from "bun:sqlite";
@@ -62,17 +62,39 @@ export function ensureVectorTable(db: Database, model: ModelStamp): string | und
     db.run("DROP TABLE IF EXISTS memory_vec");
     db.run(`CREATE VIRTUAL TABLE memory_vec USING vec0(embedding bit[${model.dimension}])`);
     db.run("UPDATE memory_chunks SET embedded = 0");
+    db.run("DELETE FROM memory_chunk_vectors");
     setMeta(db, "embedding_model", model.name);
     setMeta(db, "embedding_dimension", String(model.dimension));
   })();
   return reason ?? (current ? undefined : "first index with an embedding model");
 }
 
+/** Raw float32 bytes, as vec0 and vec_quantize_binary take them. */
 export function vectorBlob(v: Float32Array): Uint8Array {
   return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 }
 
-export function blobVector(blob: Uint8Array): Float32Array {
-  const copy = new Uint8Array(blob);
-  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+/**
+ * Cache encoding of a unit vector: a float32 scale followed by one int8 per dimension.
+ * A quarter of float32's size (a 512-dim vector is 516 bytes, so several fit a page);
+ * the cosine error it adds is far below the differences that rank results.
+ */
+export function packVector(v: Float32Array): Uint8Array {
+  let max = 0;
+  for (const x of v) max = Math.max(max, Math.abs(x));
+  const scale = max / 127 || 1;
+  const out = new Uint8Array(4 + v.length);
+  new DataView(out.buffer).setFloat32(0, scale, true);
+  const q = new Int8Array(out.buffer, 4);
+  for (let i = 0; i < v.length; i++) q[i] = Math.round((v[i] ?? 0) / scale);
+  return out;
+}
+
+export function unpackVector(blob: Uint8Array): Float32Array {
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const scale = view.getFloat32(0, true);
+  const n = blob.byteLength - 4;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = view.getInt8(4 + i) * scale;
+  return out;
 }

@@ -1,9 +1,13 @@
 /** `clawbox models list|pull`: the model manifest and resumable, verified downloads. */
 import { ClawboxError } from "../../errors/index.ts";
-import { findManifestModel, loadManifest } from "../../models/manifest.ts";
-import { installedModelDir, readInstalledModel } from "../../models/manifest-installed.ts";
-import { pullModel } from "../../models/pull-model.ts";
-import { createProgressPrinter } from "../../models/pull-progress.ts";
+import {
+  createProgressPrinter,
+  findManifestModel,
+  installedModelDir,
+  loadManifest,
+  pullModel,
+  readInstalledModel,
+} from "../../models/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ClawboxError } from "../../errors/index.ts";
-import type { InstalledModel } from "../../models/manifest-installed.ts";
+import type { InstalledModel } from "../../models/index.ts";
 import type { Embedder } from "./embedder.ts";
 import { l2Normalize, poolRow } from "./pooling.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Memory index (SPEC §8): indexed files with their hashes, chunks with line ranges, an
  * FTS5 trigram table over chunk text (kept in sync by triggers), the embedding cache
- * keyed by (model, content hash), recall tracking and dreaming promotions. The vec0
+ * keyed by (model, content hash), per-chunk packed vectors for re-ranking, recall tracking and dreaming promotions. The vec0
  * table depends on the embedding dimension, so the memory area creates it at runtime.
  */
 import type { Migration } from "./migration.ts";
@@ -51,12 +51,19 @@ export const memoryIndex: Migration = {
       INSERT INTO memory_fts(rowid, text) VALUES (new.rowid, new.text);
     END;
     CREATE TABLE memory_embedding_cache (
+      id         INTEGER PRIMARY KEY,
       model      TEXT NOT NULL,
       hash       TEXT NOT NULL,
       embedding  BLOB NOT NULL,
       created_at INTEGER NOT NULL,
-      PRIMARY KEY (model, hash)
-    ) WITHOUT ROWID;
+      UNIQUE (model, hash)
+    );
+    -- The packed vector of each chunk, narrow rows keyed by chunk rowid: re-ranking a
+    -- vec0 shortlist is one B-tree lookup per candidate.
+    CREATE TABLE memory_chunk_vectors (
+      rowid     INTEGER PRIMARY KEY REFERENCES memory_chunks(rowid) ON DELETE CASCADE,
+      embedding BLOB NOT NULL
+    );
     CREATE TABLE memory_recalls (
       id          INTEGER PRIMARY KEY,
       at          INTEGER NOT NULL,
