@@ -12,7 +12,12 @@ export function createConcurrencyLimit(max: number): ConcurrencyLimit {
       active++;
       return Promise.resolve();
     }
-    return new Promise((resolve) => waiting.push(() => (active++, resolve())));
+    return new Promise((resolve) =>
+      waiting.push(() => {
+        active++;
+        resolve();
+      }),
+    );
   };
   const release = () => {
     active--;
