@@ -5,7 +5,12 @@
  * (the summary stays) — the turn always gets a valid prompt, and the caller is told
  * to compact.
  */
-import { type Message, messageText, type UserMessage } from "../messages/index.ts";
+import {
+  type Message,
+  messageText,
+  type TranscriptEntry,
+  type UserMessage,
+} from "../messages/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type BranchMessage, branchMessages } from "./branch-messages.ts";
 import type { ModelKind } from "./context-engine.ts";
@@ -21,6 +26,8 @@ export interface HistoryInput {
   budgetTokens: number;
   pruning: Omit<PruneOptions, "budget" | "overBudget"> & { enabled: boolean };
   countMessage(item: BranchMessage): Promise<number>;
+  /** The branch, when the caller already read it. */
+  entries?: TranscriptEntry[];
 }
 
 export interface AssembledHistory {
@@ -53,6 +60,24 @@ async function total(
   let sum = 0;
   for (const item of items) sum += await count(item);
   return sum;
+}
+
+/** The active branch from the latest compaction onward (empty for no session). */
+export function readBranch(store: Store, session: SessionRow | undefined): TranscriptEntry[] {
+  return session?.leafId
+    ? store.transcript.branch(session.sessionId, { fromLastCompaction: true })
+    : [];
+}
+
+/** True when no model has seen a message of this branch yet (the pending one aside). */
+export function isFirstRun(
+  entries: readonly TranscriptEntry[],
+  pending: UserMessage | undefined,
+): boolean {
+  const { messages, compaction } = branchMessages(entries);
+  if (compaction) return false;
+  if (messages.length === 1 && samePending(messages[0]?.message, pending)) return true;
+  return messages.length === 0;
 }
 
 export async function assembleHistory(input: HistoryInput): Promise<AssembledHistory> {

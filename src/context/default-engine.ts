@@ -21,7 +21,7 @@ import {
   WorkspaceWatcher,
   writeWorkspaceState,
 } from "../workspace/index.ts";
-import { assembleHistory } from "./assemble-history.ts";
+import { assembleHistory, isFirstRun, readBranch } from "./assemble-history.ts";
 import type { BranchMessage } from "./branch-messages.ts";
 import { compactSession } from "./compaction/compact-session.ts";
 import type {
@@ -199,16 +199,9 @@ export class DefaultContextEngine implements ContextEngine {
     const config = this.deps.config.context;
     const sessionId = session?.sessionId ?? "";
     const countMessage = (item: BranchMessage) => this.tokens.count(sessionId, item, counter);
-    // History first (cheap): it tells whether this is the session's first run.
-    const probe = await assembleHistory({
-      store: this.deps.store,
-      session,
-      modelKind,
-      ...(pending ? { pending } : {}),
-      budgetTokens: Number.POSITIVE_INFINITY,
-      pruning: { ...config.pruning, enabled: false, now: facts.now },
-      countMessage,
-    });
+    // The branch is read once; whether this is the first run decides BOOTSTRAP.md.
+    const entries = readBranch(this.deps.store, session);
+    const firstRun = isFirstRun(entries, pending);
     const prepared = await preparePrompt(
       this.env,
       {
@@ -218,7 +211,7 @@ export class DefaultContextEngine implements ContextEngine {
         model: { provider: model.providerId, model: model.model },
         contextWindow: model.contextWindow,
         tools,
-        firstRun: probe.firstRun,
+        firstRun,
         facts,
         ...(addition ? { addition } : {}),
       },
@@ -239,6 +232,7 @@ export class DefaultContextEngine implements ContextEngine {
     const history = await assembleHistory({
       store: this.deps.store,
       session,
+      entries,
       modelKind,
       ...(pending ? { pending } : {}),
       budgetTokens: historyBudget,
