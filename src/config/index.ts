@@ -18,6 +18,7 @@ export type {
   OpenAIProviderConfig,
   ProviderConfig,
 } from "./sections/models.ts";
+export { defaultLlamaThreads } from "./sections/models.ts";
 export type { ServerConfig } from "./sections/server.ts";
 export type { LogConfig } from "./sections/system.ts";
 export type {

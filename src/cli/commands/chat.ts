@@ -4,6 +4,7 @@
  * session key is printed to stderr so a later call can continue with --session.
  */
 import { createInterface } from "node:readline";
+import { defaultLlamaThreads } from "../../config/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { sessionKeyFor, textDeltaOf } from "../../server/index.ts";
 import type { CliContext } from "../cli-context.ts";
@@ -55,7 +56,7 @@ function applyModelOverride(ctx: CliContext, modelPath: string | undefined): voi
   const { config } = ctx.config();
   const local = config.models.providers.local;
   config.models.providers.local =
-    local?.kind === "local" ? { ...local, path: modelPath } : { kind: "local", path: modelPath, threads: 2, temperature: 0.7, maxTokens: 512 };
+    local?.kind === "local" ? { ...local, path: modelPath } : { kind: "local", path: modelPath, threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 };
   config.models.primary = "local";
 }
 

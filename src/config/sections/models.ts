@@ -2,7 +2,17 @@
  * Model providers and the fallback chain. `primary` names an entry of `providers`;
  * `fallbacks` are tried in order when it fails with a fallback-worthy error.
  */
+import { availableParallelism } from "node:os";
 import * as z from "zod";
+
+/**
+ * llama.cpp threads when not configured: one core left for the event loop and the OS,
+ * at most 4 (a Pi 5 gets 3, a 2-core machine 1). llama.cpp's threads spin while they
+ * wait, so oversubscribing a small or busy machine makes generation ~10-100x slower.
+ */
+export function defaultLlamaThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
 
 const costPerMillion = z
   .object({
@@ -20,7 +30,7 @@ export const localProvider = z.object({
   /** Context window to allocate; defaults to the model's trained context capped at 8192. */
   contextSize: z.number().int().min(256).max(262144).optional(),
   /** CPU threads for llama.cpp. Always explicit: the default oversubscribes small boards. */
-  threads: z.number().int().min(1).max(64).default(2),
+  threads: z.number().int().min(1).max(64).default(defaultLlamaThreads),
   temperature: z.number().min(0).max(2).default(0.7),
   maxTokens: z.number().int().min(1).default(512),
   seed: z.number().int().optional(),
@@ -74,12 +84,12 @@ export const modelsSection = z
     fallbacks: z.array(z.string().min(1)).default([]),
     providers: z
       .record(z.string().regex(/^[a-zA-Z0-9_-]+$/), providerConfig)
-      .default({ local: { kind: "local", threads: 2, temperature: 0.7, maxTokens: 512 } }),
+      .default({ local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 } }),
   })
   .default({
     primary: "local",
     fallbacks: [],
-    providers: { local: { kind: "local", threads: 2, temperature: 0.7, maxTokens: 512 } },
+    providers: { local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 } },
   });
 
 export type ModelsConfig = z.infer<typeof modelsSection>;
