@@ -177,7 +177,11 @@ describe("compaction", () => {
   });
 
   it("skips threshold compaction below the limit and when the mode is off", async () => {
-    const fx = makeFixture({ config: (c) => void (c.context.compaction.mode = "off") });
+    const fx = makeFixture({
+      config: (c) => {
+        c.context.compaction.mode = "off";
+      },
+    });
     try {
       const session = seedHistory(fx, 30);
       const provider = fx.provider({ contextWindow: 8192 });

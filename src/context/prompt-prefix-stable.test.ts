@@ -64,7 +64,7 @@ describe("cache boundary", () => {
     expect(last?.content as string).toMatch(
       /^\[turn channel: cli; chat: direct; sender: qq:bob; message_id: x2; time: 2023-11-15 /,
     );
-    expect((last?.content as string).endsWith("lights on")).toBe(true);
+    expect(String(last?.content).endsWith("lights on")).toBe(true);
   });
 
   it("builds full, minimal and none modes", async () => {

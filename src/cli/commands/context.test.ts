@@ -8,8 +8,16 @@ async function cli(args: string[]) {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
-    stdout: { write: (t) => void (stdout += t) },
-    stderr: { write: (t) => void (stderr += t) },
+    stdout: {
+      write: (t) => {
+        stdout += t;
+      },
+    },
+    stderr: {
+      write: (t) => {
+        stderr += t;
+      },
+    },
     env: { PATH: process.env.PATH ?? "" },
   });
   return { code, stdout, stderr };

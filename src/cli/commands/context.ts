@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import type { ClawboxConfig } from "../../config/index.ts";
 import { createContextEngine, formatContextReport, type ModelKind } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
+import type { SessionRow } from "../../store/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
@@ -69,7 +70,7 @@ export const contextCommand: Command = {
     const { config } = ctx.config();
     const model = primaryModel(config);
     const store = ctx.store();
-    let session;
+    let session: SessionRow | undefined;
     if (values.session) {
       session = store.sessions.find(values.session);
       if (!session) {
