@@ -3,6 +3,7 @@
  * through `ChatRequest.onEvent`, which must not throw; the agent catches and logs
  * anything it throws so a broken consumer never breaks a run.
  */
+import type { CompactionEvent } from "../context/context-engine.ts";
 import type { AssistantMessage, Message, ToolResultMessage } from "../messages/index.ts";
 
 export type AssistantStreamEvent =
@@ -42,6 +43,8 @@ export type AgentEvent =
       message: AssistantMessage;
       toolResults: ToolResultMessage[];
     }
-  | { type: "agent_end"; runId: string; messages: Message[] };
+  | { type: "agent_end"; runId: string; messages: Message[] }
+  /** compaction_start / compaction_end, forwarded from the context engine. */
+  | CompactionEvent;
 
 export type EmitEvent = (event: AgentEvent) => void;

@@ -53,6 +53,8 @@ export interface ModelCallInput {
    */
   pending?: UserMessage;
   storePending(message: UserMessage): Promise<void>;
+  /** The silent pre-compaction memory flush turn (absent inside a flush turn itself). */
+  memoryFlush?: () => Promise<void>;
   signal: AbortSignal;
   emit: EmitEvent;
 }
@@ -116,6 +118,7 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
   for (const provider of input.chain) {
     let overflowRetries = 0;
     let timeoutRetries = 0;
+    let thresholdTried = false;
     for (;;) {
       const session = input.store.sessions.require(input.sessionId);
       const tools = input.toolsFor(provider);
@@ -131,6 +134,11 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
         throw error;
       }
       if (pending) await storePending(context.pendingMessage ?? pending);
+      if (context.compactionAdvised && !input.engine.ownsCompaction && !thresholdTried) {
+        // Near the window: compact once before the call instead of silently dropping history.
+        thresholdTried = true;
+        if (await compactSafely(input, provider, "threshold")) continue;
+      }
       const outcome = await streamAssistant(
         provider,
         {
@@ -199,7 +207,7 @@ function blank(input: ModelCallInput): AssistantMessage {
 async function compactSafely(
   input: ModelCallInput,
   provider: Provider,
-  reason: "overflow" | "timeout",
+  reason: "overflow" | "timeout" | "threshold",
 ): Promise<boolean> {
   try {
     const result = await input.engine.compact({
@@ -207,6 +215,8 @@ async function compactSafely(
       provider,
       reason,
       signal: input.signal,
+      ...(input.memoryFlush ? { memoryFlush: input.memoryFlush } : {}),
+      onEvent: (event) => input.emit(event),
     });
     return result.compacted;
   } catch (error) {

@@ -26,6 +26,7 @@ import type { ChatRequest, ChatResult } from "./chat-request.ts";
 import { cleanOutput } from "./clean-output.ts";
 import { createConcurrencyLimit } from "./concurrency-limit.ts";
 import { createEngineSource } from "./engine-source.ts";
+import { memoryFlushPrompt } from "./memory-flush.ts";
 import { createProviderCache, type ProviderSource } from "./provider-source.ts";
 import { runAgentLoop } from "./run-agent-loop.ts";
 import { createSessionQueue } from "./session-queue.ts";
@@ -167,7 +168,7 @@ export function createAgent(deps: AgentDeps): Agent {
     } catch (error) {
       return failWithoutEngine(request, session, toClawboxError(error));
     }
-    const loop = await runAgentLoop({
+    const loopInput: Parameters<typeof runAgentLoop>[0] = {
       runId: crypto.randomUUID(),
       config,
       store,
@@ -200,6 +201,24 @@ export function createAgent(deps: AgentDeps): Agent {
       drainSteering: () => inboxes.get(request.sessionKey)?.drain() ?? [],
       signal,
       emit: safeEmit(request),
+    };
+    const loop = await runAgentLoop({
+      ...loopInput,
+      // The flush turn runs inside this run (same session slot), silently, without recursion.
+      memoryFlush: async () => {
+        await runAgentLoop({
+          ...loopInput,
+          runId: crypto.randomUUID(),
+          request: {
+            ...request,
+            text: memoryFlushPrompt(new Date()),
+            images: [],
+            toolChoice: "auto",
+          },
+          drainSteering: () => [],
+          emit: () => {},
+        });
+      },
     });
     store.sessions.update(session.sessionId, {
       model: loop.provider ? `${loop.provider.id}/${loop.provider.model}` : undefined,

@@ -44,6 +44,8 @@ export interface RunLoopInput {
   knownTools: Set<string>;
   toolContext: Omit<ToolContext, "toolCallId" | "onUpdate" | "signal">;
   thinkingLevel: ThinkingLevel;
+  /** Runs the silent pre-compaction memory flush turn; absent inside that turn. */
+  memoryFlush?: () => Promise<void>;
   /** Steering messages that arrived since the last look. */
   drainSteering(): ChatRequest[];
   signal: AbortSignal;
@@ -143,6 +145,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
           pending = undefined;
           await appendUser(message);
         },
+        ...(input.memoryFlush ? { memoryFlush: input.memoryFlush } : {}),
         signal: input.signal,
         emit,
       });

@@ -1,0 +1,91 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/agent/index.ts";
+import { messageText } from "../../src/messages/index.ts";
+import { createFakeProvider, type ProviderRequest } from "../../src/providers/index.ts";
+import { createHarness, expectRepaired, type Harness } from "./agent-harness.ts";
+
+const KEY = "agent:main:cli:direct:owner";
+const isSummarizer = (r: ProviderRequest) =>
+  r.systemPrompt.startsWith("You compress a conversation");
+const lastUserText = (r: ProviderRequest) => {
+  const user = [...r.messages].reverse().find((m) => m.role === "user");
+  return user ? messageText(user) : "";
+};
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe("threshold compaction in the agent loop", () => {
+  it("runs the silent memory flush once, then compacts, and the user never sees NO_REPLY", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const provider = createFakeProvider({
+      id: "fake",
+      contextWindow: 4096,
+      script: (request) => {
+        if (isSummarizer(request))
+          return { text: "Summary: the owner asked about the boiler (ticket BX-4471)." };
+        const text = lastUserText(request);
+        if (text.includes("[memory flush before compaction]")) {
+          const flushed = request.messages.some((m) => m.role === "toolResult");
+          return flushed
+            ? { text: "NO_REPLY" }
+            : {
+                toolCalls: [
+                  {
+                    name: "write",
+                    arguments: { path: `memory/${today}.md`, content: "- boiler ticket BX-4471\n" },
+                  },
+                ],
+              };
+        }
+        return { text: `Noted. ${"The boiler needs service soon. ".repeat(40)}` };
+      },
+    });
+    harness = createHarness({
+      providers: { fake: provider },
+      engine: "real",
+      config: {
+        models: { primary: "fake", fallbacks: [], providers: {} },
+        context: { reserveTokens: 512, compaction: { keepRecentTokens: 600 } },
+      },
+    });
+    const events: AgentEvent[] = [];
+    const replies: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const result = await harness.agent.chat({
+        sessionKey: KEY,
+        text: `Turn ${i}: the boiler makes a noise again, ticket BX-4471. ${"Details. ".repeat(30)}`,
+        channel: "cli",
+        senderId: "cli",
+        chatType: "direct",
+        onEvent: (e) => events.push(e),
+      });
+      expect(result.error).toBeUndefined();
+      replies.push(result.reply);
+    }
+    const session = harness.store.sessions.byKey(KEY);
+    expect(session?.compactionCount).toBeGreaterThanOrEqual(1);
+    const entries = session ? harness.store.transcript.all(session.sessionId) : [];
+    expect(entries.some((e) => e.type === "compaction")).toBe(true);
+    expect(events.some((e) => e.type === "compaction_start")).toBe(true);
+    expect(events.some((e) => e.type === "compaction_end")).toBe(true);
+    // The flush wrote the durable note before the summary replaced the old turns.
+    const note = join(harness.paths.workspace, "memory", `${today}.md`);
+    expect(existsSync(note)).toBe(true);
+    expect(readFileSync(note, "utf8")).toContain("BX-4471");
+    // Exactly one flush per compaction cycle, and its NO_REPLY never reached the user.
+    const flushPrompts = provider.requests.filter((r) =>
+      lastUserText(r).includes("[memory flush before compaction]"),
+    );
+    const flushTurns = new Set(flushPrompts.map((r) => lastUserText(r))).size;
+    expect(flushTurns).toBeLessThanOrEqual(session?.compactionCount ?? 0);
+    expect(flushTurns).toBeGreaterThanOrEqual(1);
+    expect(replies.every((r) => !r.includes("NO_REPLY"))).toBe(true);
+    expectRepaired(harness.messages(KEY));
+  });
+});
