@@ -78,10 +78,11 @@ else
   fi
 fi
 
+dpkg-deb -c "dist/clawbox_${version}_arm64.deb" >"$tmp/arm64-deb.list" 2>&1
 check "arm64 .deb is arm64 with /usr/bin/clawbox and lib" sh -c "
   dpkg-deb -f 'dist/clawbox_${version}_arm64.deb' Architecture | grep -qx arm64 &&
-  dpkg-deb -c 'dist/clawbox_${version}_arm64.deb' | grep -q ' ./usr/bin/clawbox\$' &&
-  dpkg-deb -c 'dist/clawbox_${version}_arm64.deb' | grep -q ' ./usr/lib/clawbox/lib/vec0.so\$'"
+  grep -q ' ./usr/bin/clawbox\$' '$tmp/arm64-deb.list' &&
+  grep -q ' ./usr/lib/clawbox/lib/vec0.so\$' '$tmp/arm64-deb.list'"
 
 if bash scripts/smoke-arm64.sh 2>&1 | tee /tmp/clawbox-ci-smoke.log | sed 's/^/  /'; then
   pass "arm64 smoke test under qemu"; else fail "arm64 smoke test under qemu"
