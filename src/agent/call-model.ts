@@ -134,8 +134,14 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
         throw error;
       }
       if (pending) await storePending(context.pendingMessage ?? pending);
-      if (context.compactionAdvised && !input.engine.ownsCompaction && !thresholdTried) {
-        // Near the window: compact once before the call instead of silently dropping history.
+      const aggressive = input.config.context.compaction.mode === "aggressive";
+      if (
+        (context.compactionAdvised || aggressive) &&
+        !input.engine.ownsCompaction &&
+        !thresholdTried
+      ) {
+        // Near the window (or aggressive mode): let the engine compact once before the call
+        // instead of silently dropping history; it declines when not needed.
         thresholdTried = true;
         if (await compactSafely(input, provider, "threshold")) continue;
       }

@@ -168,6 +168,12 @@ export function createAgent(deps: AgentDeps): Agent {
     } catch (error) {
       return failWithoutEngine(request, session, toClawboxError(error));
     }
+    try {
+      // Repairs left by a killed run (e.g. a tool call without its result) before this run reads.
+      await contextEngine.maintain(session.sessionId, store);
+    } catch (error) {
+      logger.warn("context maintenance failed", { error: toClawboxError(error).message });
+    }
     const loopInput: Parameters<typeof runAgentLoop>[0] = {
       runId: crypto.randomUUID(),
       config,
@@ -224,11 +230,6 @@ export function createAgent(deps: AgentDeps): Agent {
       model: loop.provider ? `${loop.provider.id}/${loop.provider.model}` : undefined,
       abortedLastRun: loop.error?.code === "ABORTED",
     });
-    try {
-      await contextEngine.maintain(session.sessionId, store);
-    } catch (error) {
-      logger.warn("context maintenance failed", { error: toClawboxError(error).message });
-    }
     if (loop.error) {
       logger.warn("run failed", {
         sessionKey: session.sessionKey,
