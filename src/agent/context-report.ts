@@ -4,7 +4,7 @@
  * assembled context (system prompt size, messages).
  */
 import { type ContextEngine, formatContextReport as formatEngineReport } from "../context/index.ts";
-import type { Provider } from "../providers/index.ts";
+import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow } from "../store/index.ts";
 import type { ChatRequest } from "./chat-request.ts";
 
@@ -14,10 +14,17 @@ export async function formatContextReport(
   provider: Provider,
   request: ChatRequest,
   detail: boolean,
+  tools: ToolDefinition[],
 ): Promise<string> {
   const modelKind = provider.kind === "local" ? "local" : "cloud";
   if (engine.report) {
-    const report = await engine.report({ session, modelKind, runKind: "interactive", provider });
+    const report = await engine.report({
+      session,
+      modelKind,
+      runKind: "interactive",
+      provider,
+      tools,
+    });
     return formatEngineReport(report, detail ? "detail" : "list");
   }
   const assembled = await engine.assemble({
@@ -25,7 +32,7 @@ export async function formatContextReport(
     provider,
     modelKind,
     runKind: "interactive",
-    tools: [],
+    tools,
     dynamic: {
       channel: request.channel,
       senderId: request.senderId,

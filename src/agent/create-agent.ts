@@ -11,7 +11,11 @@ import type { ContextEngine } from "../context/context-engine.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
 import { emptyUsage, messageText } from "../messages/index.ts";
-import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
+import {
+  type Provider,
+  failureMessage as plainFailureMessage,
+  type ToolDefinition,
+} from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
 import {
@@ -145,6 +149,26 @@ export function createAgent(deps: AgentDeps): Agent {
     }
   }
 
+  /** The tools `request`'s sender may use with `provider`, after the whole policy pipeline. */
+  function offeredTools(tools: AgentTool[], request: ChatRequest, provider: Provider): AgentTool[] {
+    return applyToolPolicy(tools, config, {
+      providerId: provider.id,
+      channel: request.channel,
+      chatType: request.chatType,
+      groupId: request.groupId,
+      senderId: request.senderId,
+      isOwner: isOwner(config, request.senderId),
+    });
+  }
+
+  function toolDefinitions(provider: Provider, tools: AgentTool[]): ToolDefinition[] {
+    return tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: normalizeSchema(tool.parameters, provider.kind),
+    }));
+  }
+
   async function runWithEngine(
     request: ChatRequest,
     session: SessionRow,
@@ -153,15 +177,7 @@ export function createAgent(deps: AgentDeps): Agent {
     const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
     const owner = isOwner(config, request.senderId);
     const tools = allTools();
-    const policyFor = (provider: Provider) =>
-      applyToolPolicy(tools, config, {
-        providerId: provider.id,
-        channel: request.channel,
-        chatType: request.chatType,
-        groupId: request.groupId,
-        senderId: request.senderId,
-        isOwner: owner,
-      });
+    const policyFor = (provider: Provider) => offeredTools(tools, request, provider);
     let contextEngine: ContextEngine;
     try {
       contextEngine = await engine.get();
@@ -186,12 +202,7 @@ export function createAgent(deps: AgentDeps): Agent {
       runKind: request.runKind ?? "interactive",
       chain: chain(),
       toolsFor: policyFor,
-      definitionsFor: (provider, allowed) =>
-        allowed.map((tool) => ({
-          name: tool.name,
-          description: tool.description,
-          parameters: normalizeSchema(tool.parameters, provider.kind),
-        })),
+      definitionsFor: toolDefinitions,
       knownTools: new Set(tools.map((tool) => tool.name)),
       toolContext: {
         sessionId: session.sessionId,
@@ -301,6 +312,8 @@ export function createAgent(deps: AgentDeps): Agent {
           engine: engine.get,
           primary: () => chain()[0],
           chainIds: () => providers.chainIds(),
+          toolDefinitions: (provider) =>
+            toolDefinitions(provider, offeredTools(allTools(), request, provider)),
         });
       // Read-only commands answer at once; the others wait for the session's turn.
       return slash.command === "status" || slash.command === "context"

@@ -6,7 +6,7 @@
  */
 import type { ContextEngine } from "../context/context-engine.ts";
 import { toClawboxError } from "../errors/index.ts";
-import type { Provider } from "../providers/index.ts";
+import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
 import { formatContextReport } from "./context-report.ts";
@@ -34,6 +34,8 @@ export interface SlashContext {
   engine(): Promise<ContextEngine>;
   primary(): Provider | undefined;
   chainIds(): string[];
+  /** Tool definitions this sender would be offered by `provider` (for /context). */
+  toolDefinitions(provider: Provider): ToolDefinition[];
   request: ChatRequest;
 }
 
@@ -73,6 +75,7 @@ export async function runSlashCommand(
         provider,
         reason: "manual",
         signal: ctx.request.signal,
+        ...(args.length > 0 ? { instructions: args.join(" ") } : {}),
       });
       const text = result.compacted
         ? `Compacted: ${result.tokensBefore ?? "?"} → ${result.tokensAfter ?? "?"} tokens.`
@@ -81,7 +84,14 @@ export async function runSlashCommand(
     }
     return reply(
       session,
-      await formatContextReport(engine, session, provider, ctx.request, args[0] === "detail"),
+      await formatContextReport(
+        engine,
+        session,
+        provider,
+        ctx.request,
+        args[0] === "detail",
+        ctx.toolDefinitions(provider),
+      ),
     );
   } catch (error) {
     const classified = toClawboxError(error);
