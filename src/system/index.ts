@@ -1,4 +1,12 @@
-export { createLogger, type Logger, type LoggerOptions, type LogLevel, redact, silentLogger } from "./logger.ts";
+export {
+  createLogger,
+  type Logger,
+  type LoggerOptions,
+  type LogLevel,
+  redact,
+  silentLogger,
+} from "./logger.ts";
+export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
 export { type RuntimeLayout, runtimeLayout } from "./runtime-layout.ts";
 export {
@@ -7,4 +15,3 @@ export {
   type SystemdNotifierOptions,
   watchdogIntervalMs,
 } from "./systemd-notify.ts";
-export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
