@@ -26,7 +26,7 @@ export interface MemoryDeps {
   store: Store;
   paths: HomePaths;
   logger: Logger;
-  /** Use this embedder instead of loading the configured model (tests, benchmarks). */
+  /** Use this embedder instead of loading the configured model (tests, benchmarks); null = keyword-only. */
   embedder?: Embedder | null;
 }
 

@@ -67,8 +67,6 @@ export const memorySection = z
       .prefault({}),
     /** Re-index memory files when they change on disk. */
     watch: z.boolean().default(true),
-    /** Also index session transcripts (off by default: they are large and noisy). */
-    indexSessions: z.boolean().default(false),
     dreaming,
   })
   .prefault({});
