@@ -5,6 +5,7 @@
  */
 import { type Agent, createAgent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
+import { createMemory, type MemoryService } from "../memory/index.ts";
 import type { Store } from "../store/index.ts";
 import {
   createSystemdNotifier,
@@ -20,6 +21,8 @@ export interface Runtime {
   paths: HomePaths;
   store: Store;
   agent: Agent;
+  /** Undefined when `memory.enabled` is false. */
+  memory: MemoryService | undefined;
   logger: Logger;
   notifier: SystemdNotifier;
   /** "ok" or what is wrong with the database (cheap; for /health). */
@@ -38,14 +41,24 @@ export async function startRuntime(ctx: CliContext): Promise<Runtime> {
   if (seeded.created.length > 0) {
     logger.info(`workspace seeded at ${paths.workspace}`, { created: seeded.created });
   }
+  const memory = config.memory.enabled ? createMemory({ config, store, paths, logger }) : undefined;
+  // Indexing, the watcher and dreaming start in the background: READY does not wait for them.
+  void memory?.start();
   notifier.status("starting agent");
-  const agent = createAgent({ config, store, paths, logger: logger.child("agent") });
+  const agent = createAgent({
+    config,
+    store,
+    paths,
+    logger: logger.child("agent"),
+    ...(memory ? { tools: memory.tools } : {}),
+  });
   let closed = false;
   return {
     config,
     paths,
     store,
     agent,
+    memory,
     logger,
     notifier,
     dbHealth() {
@@ -60,6 +73,7 @@ export async function startRuntime(ctx: CliContext): Promise<Runtime> {
       if (closed) return;
       closed = true;
       await agent.close();
+      await memory?.close();
     },
   };
 }

@@ -8,13 +8,15 @@ import {
   checkWorkspace,
   formatCheck,
 } from "../../doctor/index.ts";
+import { createMemory, memoryDoctorChecks } from "../../memory/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 
 export const doctorCommand: Command = {
   name: "doctor",
   summary: "check home, config, database, workspace and model files",
-  usage: "Usage: clawbox doctor [--json]\n  Exit 0 when nothing failed (warnings allowed), 1 otherwise.",
+  usage:
+    "Usage: clawbox doctor [--json]\n  Exit 0 when nothing failed (warnings allowed), 1 otherwise.",
   async run(ctx, args) {
     const { values } = parseCommandArgs(args, { json: { type: "boolean" } }, false);
     const results: CheckResult[] = [checkHome(ctx.home)];
@@ -25,6 +27,27 @@ export const doctorCommand: Command = {
       const { config } = ctx.config();
       results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
       results.push(...(await checkModels(config)));
+      if (config.memory.enabled) {
+        try {
+          const memory = createMemory({
+            config,
+            store: ctx.store(),
+            paths: ctx.resolvedPaths(),
+            logger: ctx.logger(),
+          });
+          try {
+            results.push(...(await memoryDoctorChecks(memory, config.context.bootstrapMaxChars)));
+          } finally {
+            await memory.close();
+          }
+        } catch (error) {
+          results.push({
+            name: "memory",
+            status: "fail",
+            message: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
     }
     const failed = results.filter((r) => r.status === "fail").length;
     if (values.json) {
@@ -32,7 +55,9 @@ export const doctorCommand: Command = {
     } else {
       for (const r of results) ctx.stdout.write(`${formatCheck(r)}\n`);
       const warned = results.filter((r) => r.status === "warn").length;
-      ctx.stdout.write(`\n${results.length} checks: ${results.length - failed - warned} ok, ${warned} warn, ${failed} fail\n`);
+      ctx.stdout.write(
+        `\n${results.length} checks: ${results.length - failed - warned} ok, ${warned} warn, ${failed} fail\n`,
+      );
     }
     return failed === 0 ? 0 : 1;
   },
