@@ -15,7 +15,16 @@ rmSync(report, { force: true });
 
 const result = spawnSync(
   existsSync(bun) ? bun : "bun",
-  ["x", "--bun", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  [
+    "x",
+    "--bun",
+    "vitest",
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+    ...process.argv.slice(2),
+  ],
   { cwd: root, stdio: "inherit", env: { ...process.env, ORT_DISABLE_TELEMETRY: "1" } },
 );
 

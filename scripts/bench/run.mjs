@@ -9,7 +9,10 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
-const names = readdirSync(here).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort();
+const names = readdirSync(here)
+  .filter((f) => f.endsWith(".ts"))
+  .map((f) => f.slice(0, -3))
+  .sort();
 const [name, ...rest] = process.argv.slice(2);
 if (!name || !names.includes(name)) {
   console.error(`usage: npm run bench -- <${names.join("|")}> [--json]`);

@@ -70,8 +70,10 @@ function applyHunks(text: string, hunks: string[][], where: string): string {
     for (const line of hunk) {
       const mark = line[0];
       const body = line.slice(1);
-      if (mark === " ") before.push(body), after.push(body);
-      else if (mark === "-") before.push(body);
+      if (mark === " ") {
+        before.push(body);
+        after.push(body);
+      } else if (mark === "-") before.push(body);
       else if (mark === "+") after.push(body);
       else throw bad(`${where}: hunk ${index + 1}: lines start with " ", "-" or "+"`);
     }

@@ -8,30 +8,54 @@ import { CLAWBOX_BIN, spawnCli } from "../support/spawn-cli.ts";
 import { HAVE_STORIES, STORIES_MODEL } from "../support/stories-model.ts";
 
 /** Starts a chat and SIGKILLs it as soon as the first streamed text reaches stdout. */
-function chatKilledMidStream(home: string, text: string): Promise<{ killed: boolean; streamed: string; stderr: string }> {
+function chatKilledMidStream(
+  home: string,
+  text: string,
+): Promise<{ killed: boolean; streamed: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(CLAWBOX_BIN, ["chat", "-m", text], { env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_THREADS: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(CLAWBOX_BIN, ["chat", "-m", text], {
+      env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_THREADS: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let streamed = "";
     let stderr = "";
     let killed = false;
-    child.stderr.on("data", (d) => void (stderr += d));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
     child.stdout.on("data", (d) => {
       streamed += d;
       if (!killed && streamed.trim().length > 0) {
         killed = child.kill("SIGKILL");
       }
     });
-    child.on("exit", (_code, signal) => resolve({ killed: killed && signal === "SIGKILL", streamed, stderr }));
+    child.on("exit", (_code, signal) =>
+      resolve({ killed: killed && signal === "SIGKILL", streamed, stderr }),
+    );
   });
 }
 
 describe.skipIf(!HAVE_STORIES)("kill -9 during a chat", () => {
-  it("finds the user message stored, the database intact, and the session usable again", { timeout: 300_000 }, async () => {
+  it("finds the user message stored, the database intact, and the session usable again", {
+    timeout: 300_000,
+  }, async () => {
     const home = mkdtempSync(join(tmpdir(), "clawbox-kill-"));
     // A long reply budget so the model is still generating when the kill lands.
     writeFileSync(
       join(home, "clawbox.json"),
-      JSON.stringify({ models: { providers: { local: { kind: "local", path: STORIES_MODEL, maxTokens: 1500, contextSize: 2048, threads: 1 } } } }),
+      JSON.stringify({
+        models: {
+          providers: {
+            local: {
+              kind: "local",
+              path: STORIES_MODEL,
+              maxTokens: 1500,
+              contextSize: 2048,
+              threads: 1,
+            },
+          },
+        },
+      }),
     );
     const run = await chatKilledMidStream(home, "Once upon a time there was a dragon");
     expect(run.stderr).not.toContain("clawbox chat:");
@@ -54,7 +78,11 @@ describe.skipIf(!HAVE_STORIES)("kill -9 during a chat", () => {
       store.close();
     }
 
-    const again = await spawnCli(["chat", "-m", "The end"], { CLAWBOX_HOME: home, CLAWBOX_THREADS: "1" }, 240_000);
+    const again = await spawnCli(
+      ["chat", "-m", "The end"],
+      { CLAWBOX_HOME: home, CLAWBOX_THREADS: "1" },
+      240_000,
+    );
     expect(again.code).toBe(0);
   });
 });

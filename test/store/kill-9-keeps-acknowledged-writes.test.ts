@@ -10,11 +10,15 @@ const CHILD = join(import.meta.dirname, "..", "support", "append-until-killed.ts
 /** Runs the appender until it has acknowledged `acks` writes, then SIGKILLs it. */
 function appendThenKill(dbPath: string, acks: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, dbPath, "agent:main:test:direct:crash"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CHILD, dbPath, "agent:main:test:direct:crash"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const acked: string[] = [];
     let buffer = "";
     let stderr = "";
-    child.stderr.on("data", (d) => void (stderr += d));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
     child.stdout.on("data", (chunk: Buffer) => {
       buffer += chunk.toString();
       const lines = buffer.split("\n");

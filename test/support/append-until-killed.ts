@@ -12,7 +12,11 @@ const session = store.sessions.getOrCreate({ sessionKey });
 for (let i = 0; ; i++) {
   const entry = store.transcript.append(session.sessionId, {
     type: "message",
-    message: { role: "user", content: `message ${i} ${"x".repeat(i % 500)}`, timestamp: Date.now() },
+    message: {
+      role: "user",
+      content: `message ${i} ${"x".repeat(i % 500)}`,
+      timestamp: Date.now(),
+    },
   });
   process.stdout.write(`ack ${entry.id}\n`);
   if (i % 50 === 0) await Bun.sleep(0);

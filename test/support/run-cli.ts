@@ -7,12 +7,23 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
-    stdout: { write: (t) => void (stdout += t) },
-    stderr: { write: (t) => void (stderr += t) },
+    stdout: {
+      write: (t) => {
+        stdout += t;
+      },
+    },
+    stderr: {
+      write: (t) => {
+        stderr += t;
+      },
+    },
     env: { PATH: process.env.PATH, ...env },
   });
   return { code, stdout, stderr };

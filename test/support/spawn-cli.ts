@@ -11,13 +11,24 @@ export interface SpawnedRun {
   stderr: string;
 }
 
-export function spawnCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<SpawnedRun> {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<SpawnedRun> {
   return new Promise((resolve) => {
-    const child = spawn(CLAWBOX_BIN, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(CLAWBOX_BIN, args, {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => void (stdout += d));
-    child.stderr.on("data", (d) => void (stderr += d));
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("exit", (code, signal) => {
       clearTimeout(timer);

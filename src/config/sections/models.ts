@@ -82,14 +82,16 @@ export const modelsSection = z
   .object({
     primary: z.string().min(1).default("local"),
     fallbacks: z.array(z.string().min(1)).default([]),
-    providers: z
-      .record(z.string().regex(/^[a-zA-Z0-9_-]+$/), providerConfig)
-      .default({ local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 } }),
+    providers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/), providerConfig).default({
+      local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 },
+    }),
   })
   .default({
     primary: "local",
     fallbacks: [],
-    providers: { local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 } },
+    providers: {
+      local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 },
+    },
   });
 
 export type ModelsConfig = z.infer<typeof modelsSection>;
