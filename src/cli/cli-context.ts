@@ -5,7 +5,7 @@
  */
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { Store } from "../store/index.ts";
-import { type HomePaths, homePaths, type Logger, createLogger } from "../system/index.ts";
+import { createLogger, type HomePaths, homePaths, type Logger } from "../system/index.ts";
 
 export interface Output {
   write(text: string): void;

@@ -78,7 +78,9 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
       if (error.code === "CLI_USAGE") io.stderr.write(`\n${command.usage}\n`);
       return error.code === "CLI_USAGE" || error.code.startsWith("CONFIG_") ? 2 : 1;
     }
-    io.stderr.write(`clawbox ${name}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(
+      `clawbox ${name}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   } finally {
     ctx.close();

@@ -18,8 +18,16 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { variable: "CLAWBOX_HOST", path: ["server", "host"], parse: (v) => v },
   { variable: "CLAWBOX_PORT", path: ["server", "port"], parse: asNumber },
   { variable: "CLAWBOX_TOKEN", path: ["server", "token"], parse: (v) => v },
-  { variable: "CLAWBOX_MODEL_PATH", path: ["models", "providers", "local", "path"], parse: (v) => v },
-  { variable: "CLAWBOX_THREADS", path: ["models", "providers", "local", "threads"], parse: asNumber },
+  {
+    variable: "CLAWBOX_MODEL_PATH",
+    path: ["models", "providers", "local", "path"],
+    parse: (v) => v,
+  },
+  {
+    variable: "CLAWBOX_THREADS",
+    path: ["models", "providers", "local", "threads"],
+    parse: asNumber,
+  },
   { variable: "CLAWBOX_LOG_LEVEL", path: ["log", "level"], parse: (v) => v },
 ];
 

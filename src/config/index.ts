@@ -1,3 +1,4 @@
+export { ENV_OVERRIDES } from "./env-overrides.ts";
 export {
   type ConfigIssue,
   defaultConfig,
@@ -28,4 +29,3 @@ export type {
   ToolProfile,
   ToolsConfig,
 } from "./sections/tools.ts";
-export { ENV_OVERRIDES } from "./env-overrides.ts";

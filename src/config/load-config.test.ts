@@ -47,7 +47,10 @@ describe("loadConfig", () => {
       env: { CLAWBOX_PORT: "9999", CLAWBOX_MODEL_PATH: "/m/x.gguf" },
     });
     expect(loaded.config.server.port).toBe(9999);
-    expect(loaded.config.models.providers.local).toMatchObject({ kind: "local", path: "/m/x.gguf" });
+    expect(loaded.config.models.providers.local).toMatchObject({
+      kind: "local",
+      path: "/m/x.gguf",
+    });
     expect(loaded.envApplied).toEqual(["CLAWBOX_PORT", "CLAWBOX_MODEL_PATH"]);
   });
 

@@ -11,8 +11,12 @@ function unwrap(schema: AnySchema): AnySchema {
   for (let i = 0; i < 10; i++) {
     const def = current.def as { type: string; innerType?: AnySchema };
     if (
-      (def.type === "optional" || def.type === "default" || def.type === "nullable" ||
-        def.type === "prefault" || def.type === "catch" || def.type === "readonly") &&
+      (def.type === "optional" ||
+        def.type === "default" ||
+        def.type === "nullable" ||
+        def.type === "prefault" ||
+        def.type === "catch" ||
+        def.type === "readonly") &&
       def.innerType
     ) {
       current = def.innerType;

@@ -20,11 +20,18 @@ export function checkConfig(load: () => LoadedConfig): CheckResult {
       message: loaded.fileExists ? loaded.file : `${loaded.file} absent, using defaults`,
     };
   } catch (error) {
-    const issues = (isClawboxError(error) ? (error.details?.issues as ConfigIssue[] | undefined) : undefined) ?? [];
+    const issues =
+      (isClawboxError(error) ? (error.details?.issues as ConfigIssue[] | undefined) : undefined) ??
+      [];
     return {
       name: "config",
       status: "fail",
-      message: issues.length > 0 ? issues.map(formatIssue).join("; ") : error instanceof Error ? error.message : String(error),
+      message:
+        issues.length > 0
+          ? issues.map(formatIssue).join("; ")
+          : error instanceof Error
+            ? error.message
+            : String(error),
       fix: 'run "clawbox config check" and correct each key listed',
     };
   }

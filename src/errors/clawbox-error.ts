@@ -63,9 +63,7 @@ export class ClawboxError extends Error {
 
 /** True when `error` is a ClawboxError with one of `codes` (or any code when none given). */
 export function isClawboxError(error: unknown, ...codes: ErrorCode[]): error is ClawboxError {
-  return (
-    error instanceof ClawboxError && (codes.length === 0 || codes.includes(error.code))
-  );
+  return error instanceof ClawboxError && (codes.length === 0 || codes.includes(error.code));
 }
 
 /** Turns anything thrown into a ClawboxError, keeping the original as `cause`. */

@@ -4,8 +4,8 @@
  * the configured bearer token. Errors are JSON `{error: {code, message}}`, never stacks.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { bearerAuth } from "hono/bearer-auth";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { streamSSE } from "hono/streaming";
 import * as z from "zod";
@@ -33,7 +33,11 @@ const chatBody = z.object({
 
 const MAX_BODY_BYTES = 256 * 1024;
 
-export function sessionKeyFor(agentId: string, channel: string, session: string | undefined): string {
+export function sessionKeyFor(
+  agentId: string,
+  channel: string,
+  session: string | undefined,
+): string {
   if (session?.includes(":")) return session;
   return `agent:${agentId}:${channel}:direct:${session ?? "owner"}`;
 }
@@ -46,7 +50,12 @@ export function createApp(deps: AppDeps): Hono {
     deps.logger.error("request failed", { path: c.req.path, error: error.message });
     return c.json({ error: { code: "INTERNAL", message: "internal error" } }, 500);
   });
-  app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) =>
+    c.json(
+      { error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } },
+      404,
+    ),
+  );
 
   app.get("/health", (c) => {
     const db = deps.dbHealth();
@@ -65,7 +74,15 @@ export function createApp(deps: AppDeps): Hono {
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: (c) =>
-        c.json({ error: { code: "HTTP_BAD_REQUEST", message: `body larger than ${MAX_BODY_BYTES} bytes` } }, 413),
+        c.json(
+          {
+            error: {
+              code: "HTTP_BAD_REQUEST",
+              message: `body larger than ${MAX_BODY_BYTES} bytes`,
+            },
+          },
+          413,
+        ),
     }),
   );
 
@@ -74,11 +91,16 @@ export function createApp(deps: AppDeps): Hono {
     try {
       raw = await c.req.json();
     } catch {
-      return c.json({ error: { code: "HTTP_BAD_REQUEST", message: "body is not valid JSON" } }, 400);
+      return c.json(
+        { error: { code: "HTTP_BAD_REQUEST", message: "body is not valid JSON" } },
+        400,
+      );
     }
     const parsed = chatBody.safeParse(raw);
     if (!parsed.success) {
-      const message = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");
+      const message = parsed.error.issues
+        .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
+        .join("; ");
       return c.json({ error: { code: "HTTP_BAD_REQUEST", message } }, 400);
     }
     const body = parsed.data;
@@ -90,7 +112,8 @@ export function createApp(deps: AppDeps): Hono {
       chatType: "direct" as const,
       signal: c.req.raw.signal,
     };
-    const wantsStream = body.stream === true || (c.req.header("accept") ?? "").includes("text/event-stream");
+    const wantsStream =
+      body.stream === true || (c.req.header("accept") ?? "").includes("text/event-stream");
     if (!wantsStream) {
       const result = await deps.backend.chat(request);
       return c.json(result, result.error ? 502 : 200);
@@ -101,11 +124,17 @@ export function createApp(deps: AppDeps): Hono {
         ...request,
         onEvent: (event) => {
           const delta = textDeltaOf(event);
-          if (delta) pending.push(stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta }) }));
+          if (delta)
+            pending.push(
+              stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta }) }),
+            );
         },
       });
       await Promise.all(pending);
-      await stream.writeSSE({ event: result.error ? "error" : "done", data: JSON.stringify(result) });
+      await stream.writeSSE({
+        event: result.error ? "error" : "done",
+        data: JSON.stringify(result),
+      });
     });
   });
 

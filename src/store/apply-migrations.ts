@@ -45,7 +45,10 @@ export function applyMigrations(db: Database, migrations: readonly Migration[]):
       throw new ClawboxError(
         "STORE_MIGRATION_FAILED",
         `migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`,
-        { hint: "restore the database from a backup or move it aside to start fresh", cause: error },
+        {
+          hint: "restore the database from a backup or move it aside to start fresh",
+          cause: error,
+        },
       );
     }
     done.push(migration.version);

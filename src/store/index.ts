@@ -2,6 +2,7 @@ export { currentSchemaVersion } from "./apply-migrations.ts";
 export type { Migration } from "./migrations/index.ts";
 export { MIGRATIONS } from "./migrations/index.ts";
 export { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
+export { exportSessionJsonl, type ImportOptions, importSessionJsonl } from "./session-jsonl.ts";
 export {
   type ChatType,
   type CreateSessionInput,
@@ -12,7 +13,6 @@ export {
   SessionStore,
   type SessionSummary,
 } from "./session-store.ts";
-export { exportSessionJsonl, type ImportOptions, importSessionJsonl } from "./session-jsonl.ts";
 export { findSqliteVec } from "./sqlite-vec-path.ts";
 export { Store } from "./store.ts";
 export { type BranchOptions, type NewEntry, TranscriptStore } from "./transcript-store.ts";

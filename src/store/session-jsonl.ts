@@ -37,7 +37,11 @@ export function exportSessionJsonl(store: Store, sessionId: string): string {
 }
 
 function fail(source: string, line: number, message: string, hint?: string): never {
-  throw new ClawboxError("TRANSCRIPT_INVALID", `${source}:${line}: ${message}`, hint ? { hint } : {});
+  throw new ClawboxError(
+    "TRANSCRIPT_INVALID",
+    `${source}:${line}: ${message}`,
+    hint ? { hint } : {},
+  );
 }
 
 function describe(error: z.ZodError): string {
@@ -56,7 +60,11 @@ export interface ImportOptions {
  * Parses and stores a JSONL transcript as a new session. Nothing is written unless the
  * whole file is valid. Older v1/v2 files are rejected with a hint rather than guessed at.
  */
-export function importSessionJsonl(store: Store, text: string, options: ImportOptions = {}): SessionRow {
+export function importSessionJsonl(
+  store: Store,
+  text: string,
+  options: ImportOptions = {},
+): SessionRow {
   const source = options.source ?? "transcript";
   const lines = text.split("\n");
   let header: SessionHeader | undefined;
@@ -74,8 +82,12 @@ export function importSessionJsonl(store: Store, text: string, options: ImportOp
     if (!header) {
       const parsed = headerSchema.safeParse(value);
       if (!parsed.success) {
-        fail(source, lineNo, `not a v3 session header: ${describe(parsed.error)}`,
-          "the first line must be {\"type\":\"session\",\"version\":3,...}; convert older files with pi first");
+        fail(
+          source,
+          lineNo,
+          `not a v3 session header: ${describe(parsed.error)}`,
+          'the first line must be {"type":"session","version":3,...}; convert older files with pi first',
+        );
       }
       header = parsed.data as SessionHeader;
       return;
@@ -96,9 +108,15 @@ export function importSessionJsonl(store: Store, text: string, options: ImportOp
   if (!header) fail(source, 1, "empty file: no session header");
   const sessionHeader = header;
   if (store.sessions.get(sessionHeader.id)) {
-    fail(source, 1, `session ${sessionHeader.id} already exists`, "delete it first or import a copy with a new id");
+    fail(
+      source,
+      1,
+      `session ${sessionHeader.id} already exists`,
+      "delete it first or import a copy with a new id",
+    );
   }
-  const key = options.sessionKey ?? `agent:${options.agentId ?? "main"}:import:direct:${sessionHeader.id}`;
+  const key =
+    options.sessionKey ?? `agent:${options.agentId ?? "main"}:import:direct:${sessionHeader.id}`;
   let row!: SessionRow;
   store.db.transaction(() => {
     row = store.sessions.create({

@@ -4,8 +4,8 @@
  * and `/new` starts another session under the same key without deleting the old one.
  */
 import type { Database } from "bun:sqlite";
-import type { SessionHeader } from "../messages/index.ts";
 import { ClawboxError } from "../errors/index.ts";
+import type { SessionHeader } from "../messages/index.ts";
 
 export type ChatType = "direct" | "group" | "system";
 
@@ -60,7 +60,8 @@ interface RawSessionRow {
   header: string;
 }
 
-const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+const parseJson = <T>(text: string | null): T | null =>
+  text === null ? null : (JSON.parse(text) as T);
 
 function toRow(raw: RawSessionRow): SessionRow {
   return {
@@ -170,9 +171,9 @@ export class SessionStore {
   }
 
   get(sessionId: string): SessionRow | undefined {
-    const raw = this.db.query("SELECT * FROM sessions WHERE session_id = ?").get(sessionId) as
-      | RawSessionRow
-      | null;
+    const raw = this.db
+      .query("SELECT * FROM sessions WHERE session_id = ?")
+      .get(sessionId) as RawSessionRow | null;
     return raw ? toRow(raw) : undefined;
   }
 

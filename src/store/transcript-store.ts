@@ -99,7 +99,9 @@ export class TranscriptStore {
   insertRaw(sessionId: string, entry: TranscriptEntry): void {
     const seq = (this.nextSeqStmt.get(sessionId) as { seq: number }).seq;
     const usage: Usage | undefined =
-      entry.type === "message" && entry.message.role === "assistant" ? entry.message.usage : undefined;
+      entry.type === "message" && entry.message.role === "assistant"
+        ? entry.message.usage
+        : undefined;
     const role = entry.type === "message" ? entry.message.role : null;
     try {
       this.insertStmt.run(
@@ -129,7 +131,10 @@ export class TranscriptStore {
   /** Moves the active leaf (branching: the next append forks from here). */
   setLeaf(sessionId: string, leafId: string | null): void {
     if (leafId !== null && !this.get(sessionId, leafId)) {
-      throw new ClawboxError("TRANSCRIPT_INVALID", `entry ${leafId} is not in session ${sessionId}`);
+      throw new ClawboxError(
+        "TRANSCRIPT_INVALID",
+        `entry ${leafId} is not in session ${sessionId}`,
+      );
     }
     this.setLeafStmt.run(leafId, Date.now(), sessionId);
   }

@@ -55,8 +55,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
-    child: (child) =>
-      createLogger({ ...options, scope: scope ? `${scope}:${child}` : child }),
+    child: (child) => createLogger({ ...options, scope: scope ? `${scope}:${child}` : child }),
   };
 }
 

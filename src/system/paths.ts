@@ -28,7 +28,9 @@ export function resolveHome(flag: string | undefined, env = process.env): string
 
 /** Paths derived from the home folder; `CLAWBOX_CONFIG` may point the config elsewhere. */
 export function homePaths(home: string, workspace?: string, env = process.env): HomePaths {
-  const configFile = env.CLAWBOX_CONFIG ? resolve(expandTilde(env.CLAWBOX_CONFIG)) : join(home, "clawbox.json");
+  const configFile = env.CLAWBOX_CONFIG
+    ? resolve(expandTilde(env.CLAWBOX_CONFIG))
+    : join(home, "clawbox.json");
   const ws = workspace ? expandTilde(workspace) : join(home, "workspace");
   return {
     home,

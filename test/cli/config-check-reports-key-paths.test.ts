@@ -19,8 +19,12 @@ describe("clawbox config check", () => {
     const run = await runCli(["--home", home, "config", "check"]);
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split("\n");
-    expect(lines).toContain(`${file}: server.port: Invalid input: expected number, received string (set it to a number)`);
-    expect(lines).toContain(`${file}: agent.maxConcurent: unknown key, ignored (remove it or check its spelling)`);
+    expect(lines).toContain(
+      `${file}: server.port: Invalid input: expected number, received string (set it to a number)`,
+    );
+    expect(lines).toContain(
+      `${file}: agent.maxConcurent: unknown key, ignored (remove it or check its spelling)`,
+    );
   });
 
   it("exits 2 with the position of a syntax error", async () => {

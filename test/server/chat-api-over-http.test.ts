@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, type ChatBackend, type ChatBackendRequest } from "../../src/server/index.ts";
+import { type ChatBackend, type ChatBackendRequest, createApp } from "../../src/server/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 
 /** A backend that echoes in three streamed pieces and records what it was asked. */
@@ -11,7 +11,12 @@ function echoBackend(calls: ChatBackendRequest[]): ChatBackend {
       for (const piece of ["echo: ", request.text.slice(0, 3), request.text.slice(3)]) {
         request.onEvent?.({ type: "message_update", event: { type: "text_delta", delta: piece } });
       }
-      return { sessionId: "s1", sessionKey: request.sessionKey, reply: `echo: ${request.text}`, silent: false };
+      return {
+        sessionId: "s1",
+        sessionKey: request.sessionKey,
+        reply: `echo: ${request.text}`,
+        silent: false,
+      };
     },
   };
 }
@@ -42,41 +47,77 @@ describe("HTTP API", () => {
     const res = await fetch(`${s.base}/health`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ status: "ok", version: "9.9.9", db: { ok: true }, models: { local: "unloaded" } });
+    expect(body).toMatchObject({
+      status: "ok",
+      version: "9.9.9",
+      db: { ok: true },
+      models: { local: "unloaded" },
+    });
     expect(body.uptimeMs).toBeGreaterThanOrEqual(1000);
   });
 
   it("POST /api/chat answers with JSON on the web owner's session", async () => {
-    const res = await fetch(`${s.base}/api/chat`, { method: "POST", body: JSON.stringify({ message: "hello" }), headers: { "content-type": "application/json" } });
+    const res = await fetch(`${s.base}/api/chat`, {
+      method: "POST",
+      body: JSON.stringify({ message: "hello" }),
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ reply: "echo: hello", sessionKey: "agent:main:web:direct:owner" });
+    expect(await res.json()).toMatchObject({
+      reply: "echo: hello",
+      sessionKey: "agent:main:web:direct:owner",
+    });
     expect(s.calls.at(-1)).toMatchObject({ channel: "web", chatType: "direct", text: "hello" });
   });
 
   it("streams deltas and a final done event with SSE when asked", async () => {
-    const res = await fetch(`${s.base}/api/chat`, { method: "POST", body: JSON.stringify({ message: "hello", stream: true, session: "kitchen" }) });
+    const res = await fetch(`${s.base}/api/chat`, {
+      method: "POST",
+      body: JSON.stringify({ message: "hello", stream: true, session: "kitchen" }),
+    });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const text = await res.text();
-    const events = text.split("\n\n").filter(Boolean).map((block) => {
-      const event = /event: (\w+)/.exec(block)?.[1];
-      const data = /data: (.*)/.exec(block)?.[1] ?? "null";
-      return { event, data: JSON.parse(data) as Record<string, unknown> };
+    const events = text
+      .split("\n\n")
+      .filter(Boolean)
+      .map((block) => {
+        const event = /event: (\w+)/.exec(block)?.[1];
+        const data = /data: (.*)/.exec(block)?.[1] ?? "null";
+        return { event, data: JSON.parse(data) as Record<string, unknown> };
+      });
+    expect(
+      events
+        .filter((e) => e.event === "delta")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toBe("echo: hello");
+    expect(events.at(-1)).toMatchObject({
+      event: "done",
+      data: { reply: "echo: hello", sessionKey: "agent:main:web:direct:kitchen" },
     });
-    expect(events.filter((e) => e.event === "delta").map((e) => e.data.text).join("")).toBe("echo: hello");
-    expect(events.at(-1)).toMatchObject({ event: "done", data: { reply: "echo: hello", sessionKey: "agent:main:web:direct:kitchen" } });
   });
 
   it("rejects malformed and invalid bodies with a clear 400", async () => {
     const bad = await fetch(`${s.base}/api/chat`, { method: "POST", body: "{not json" });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: { code: "HTTP_BAD_REQUEST", message: "body is not valid JSON" } });
-    const empty = await fetch(`${s.base}/api/chat`, { method: "POST", body: JSON.stringify({ message: 5 }) });
+    expect(await bad.json()).toEqual({
+      error: { code: "HTTP_BAD_REQUEST", message: "body is not valid JSON" },
+    });
+    const empty = await fetch(`${s.base}/api/chat`, {
+      method: "POST",
+      body: JSON.stringify({ message: 5 }),
+    });
     expect(empty.status).toBe(400);
-    expect(((await empty.json()) as { error: { message: string } }).error.message).toContain("message:");
+    expect(((await empty.json()) as { error: { message: string } }).error.message).toContain(
+      "message:",
+    );
   });
 
   it("refuses an oversized body with 413 and keeps serving", async () => {
-    const res = await fetch(`${s.base}/api/chat`, { method: "POST", body: JSON.stringify({ message: "x".repeat(300_000) }) });
+    const res = await fetch(`${s.base}/api/chat`, {
+      method: "POST",
+      body: JSON.stringify({ message: "x".repeat(300_000) }),
+    });
     expect(res.status).toBe(413);
     expect((await fetch(`${s.base}/health`)).status).toBe(200);
   });
@@ -86,7 +127,10 @@ describe("HTTP API with a token", () => {
   it("requires the bearer token on /api/* but not on /health", async () => {
     const s = serve("a-very-long-secret-token");
     try {
-      const denied = await fetch(`${s.base}/api/chat`, { method: "POST", body: JSON.stringify({ message: "hi" }) });
+      const denied = await fetch(`${s.base}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({ message: "hi" }),
+      });
       expect(denied.status).toBe(401);
       const allowed = await fetch(`${s.base}/api/chat`, {
         method: "POST",

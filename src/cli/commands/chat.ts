@@ -12,7 +12,13 @@ import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 
-async function turn(ctx: CliContext, runtime: Runtime, sessionKey: string, text: string, json: boolean): Promise<boolean> {
+async function turn(
+  ctx: CliContext,
+  runtime: Runtime,
+  sessionKey: string,
+  text: string,
+  json: boolean,
+): Promise<boolean> {
   let streamed = "";
   const controller = new AbortController();
   const onSigint = () => controller.abort();
@@ -41,7 +47,8 @@ async function turn(ctx: CliContext, runtime: Runtime, sessionKey: string, text:
       ctx.stdout.write("\n");
     }
     if (result.error) {
-      if (!json) ctx.stderr.write(`\nclawbox chat: ${result.error.message} [${result.error.code}]\n`);
+      if (!json)
+        ctx.stderr.write(`\nclawbox chat: ${result.error.message} [${result.error.code}]\n`);
       return false;
     }
     ctx.stderr.write(`session: ${result.sessionKey}\n`);
@@ -56,7 +63,15 @@ function applyModelOverride(ctx: CliContext, modelPath: string | undefined): voi
   const { config } = ctx.config();
   const local = config.models.providers.local;
   config.models.providers.local =
-    local?.kind === "local" ? { ...local, path: modelPath } : { kind: "local", path: modelPath, threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 };
+    local?.kind === "local"
+      ? { ...local, path: modelPath }
+      : {
+          kind: "local",
+          path: modelPath,
+          threads: defaultLlamaThreads(),
+          temperature: 0.7,
+          maxTokens: 512,
+        };
   config.models.primary = "local";
 }
 
@@ -78,14 +93,18 @@ export const chatCommand: Command = {
       json: { type: "boolean" },
     });
     if (positionals.length > 0) {
-      throw new ClawboxError("CLI_USAGE", `unexpected argument "${positionals[0]}" (put the message after -m)`);
+      throw new ClawboxError(
+        "CLI_USAGE",
+        `unexpected argument "${positionals[0]}" (put the message after -m)`,
+      );
     }
     applyModelOverride(ctx, values.model);
     const runtime = await startRuntime(ctx);
     const sessionKey = sessionKeyFor(runtime.config.agent.id, "cli", values.session);
     try {
       if (values.message !== undefined) {
-        if (values.message.trim() === "") throw new ClawboxError("CLI_USAGE", "-m: the message is empty");
+        if (values.message.trim() === "")
+          throw new ClawboxError("CLI_USAGE", "-m: the message is empty");
         return (await turn(ctx, runtime, sessionKey, values.message, values.json ?? false)) ? 0 : 1;
       }
       ctx.stderr.write(`clawbox chat — session ${sessionKey}; Ctrl-D to quit\n`);

@@ -1,6 +1,7 @@
 /** `clawbox config check|show|path`: validate the configuration without starting anything. */
-import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+
 import { type ConfigIssue, formatIssue } from "../../config/index.ts";
+import { ClawboxError, isClawboxError } from "../../errors/index.ts";
 import { redact } from "../../system/index.ts";
 import type { Command } from "../command.ts";
 
@@ -35,7 +36,9 @@ export const configCommand: Command = {
       return 0;
     } catch (error) {
       if (!isClawboxError(error, "CONFIG_INVALID", "CONFIG_UNREADABLE")) throw error;
-      const details = error.details as { issues?: ConfigIssue[]; warnings?: ConfigIssue[] } | undefined;
+      const details = error.details as
+        | { issues?: ConfigIssue[]; warnings?: ConfigIssue[] }
+        | undefined;
       const issues = [...(details?.issues ?? []), ...(details?.warnings ?? [])];
       if (issues.length === 0) ctx.stderr.write(`${error.message}\n`);
       for (const issue of issues) ctx.stderr.write(`${formatIssue(issue)}\n`);

@@ -2,13 +2,49 @@
 import type { CommandEntry } from "../command.ts";
 
 export const COMMANDS: readonly CommandEntry[] = [
-  { name: "run", summary: "start the service (HTTP API, channels, schedulers)", load: async () => (await import("./run.ts")).runCommand },
-  { name: "chat", summary: "chat with the agent (one message with -m, else interactive)", load: async () => (await import("./chat.ts")).chatCommand },
-  { name: "sessions", summary: "list, export or import sessions", load: async () => (await import("./sessions.ts")).sessionsCommand },
-  { name: "config", summary: "check, show or locate the configuration", load: async () => (await import("./config.ts")).configCommand },
-  { name: "doctor", summary: "check home, config, database, workspace and model files", load: async () => (await import("./doctor.ts")).doctorCommand },
-  { name: "memory", summary: "memory index status, re-index, search, dreaming", load: async () => (await import("./memory.ts")).memoryCommand },
-  { name: "context", summary: "show what the model sees: bootstrap files, skills, tools, history, budget", load: async () => (await import("./context.ts")).contextCommand },
-  { name: "compact", summary: "summarize a session's older turns now", load: async () => (await import("./compact.ts")).compactCommand },
-  { name: "models", summary: "list or pull models from the manifest (embedding models)", load: async () => (await import("./models.ts")).modelsCommand },
+  {
+    name: "run",
+    summary: "start the service (HTTP API, channels, schedulers)",
+    load: async () => (await import("./run.ts")).runCommand,
+  },
+  {
+    name: "chat",
+    summary: "chat with the agent (one message with -m, else interactive)",
+    load: async () => (await import("./chat.ts")).chatCommand,
+  },
+  {
+    name: "sessions",
+    summary: "list, export or import sessions",
+    load: async () => (await import("./sessions.ts")).sessionsCommand,
+  },
+  {
+    name: "config",
+    summary: "check, show or locate the configuration",
+    load: async () => (await import("./config.ts")).configCommand,
+  },
+  {
+    name: "doctor",
+    summary: "check home, config, database, workspace and model files",
+    load: async () => (await import("./doctor.ts")).doctorCommand,
+  },
+  {
+    name: "memory",
+    summary: "memory index status, re-index, search, dreaming",
+    load: async () => (await import("./memory.ts")).memoryCommand,
+  },
+  {
+    name: "context",
+    summary: "show what the model sees: bootstrap files, skills, tools, history, budget",
+    load: async () => (await import("./context.ts")).contextCommand,
+  },
+  {
+    name: "compact",
+    summary: "summarize a session's older turns now",
+    load: async () => (await import("./compact.ts")).compactCommand,
+  },
+  {
+    name: "models",
+    summary: "list or pull models from the manifest (embedding models)",
+    load: async () => (await import("./models.ts")).modelsCommand,
+  },
 ];

@@ -23,7 +23,11 @@ export const runCommand: Command = {
     "  --host ADDR   bind address (default 127.0.0.1; other addresses need server.token)",
   ].join("\n"),
   async run(ctx, args) {
-    const { values } = parseCommandArgs(args, { port: { type: "string" }, host: { type: "string" } }, false);
+    const { values } = parseCommandArgs(
+      args,
+      { port: { type: "string" }, host: { type: "string" } },
+      false,
+    );
     const startedAt = Date.now();
     const runtime = await startRuntime(ctx);
     const { config } = runtime;
@@ -33,9 +37,13 @@ export const runCommand: Command = {
       throw new ClawboxError("CLI_USAGE", `--port: not a port number: ${values.port}`);
     }
     if (!LOOPBACK.has(host) && !config.server.token) {
-      throw new ClawboxError("CONFIG_INVALID", `${ctx.paths.configFile}: server.token: required when server.host is ${host}`, {
-        hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
-      });
+      throw new ClawboxError(
+        "CONFIG_INVALID",
+        `${ctx.paths.configFile}: server.token: required when server.host is ${host}`,
+        {
+          hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
+        },
+      );
     }
     const log = runtime.logger.child("run");
     const app = createApp({
@@ -52,9 +60,13 @@ export const runCommand: Command = {
       server = Bun.serve({ hostname: host, port, fetch: app.fetch, idleTimeout: 255 });
     } catch (error) {
       await runtime.close();
-      throw new ClawboxError("CONFIG_INVALID", `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: "choose another port with --port or server.port",
-      });
+      throw new ClawboxError(
+        "CONFIG_INVALID",
+        `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          hint: "choose another port with --port or server.port",
+        },
+      );
     }
     const address = `http://${host}:${server.port}`;
     log.info(`listening on ${address}`);
@@ -75,8 +87,8 @@ export const runCommand: Command = {
         log.info("stopped");
         resolve(0);
       };
-      process.once("SIGTERM", () => void stop("SIGTERM"));
-      process.once("SIGINT", () => void stop("SIGINT"));
+      process.on("SIGTERM", () => void stop("SIGTERM"));
+      process.on("SIGINT", () => void stop("SIGINT"));
     });
     return 0;
   },

@@ -45,7 +45,9 @@ export const sessionsCommand: Command = {
       return 0;
     }
     if (sub === "export") {
-      const { values, positionals } = parseCommandArgs(rest, { output: { type: "string", short: "o" } });
+      const { values, positionals } = parseCommandArgs(rest, {
+        output: { type: "string", short: "o" },
+      });
       const id = positionals[0];
       if (!id) throw new ClawboxError("CLI_USAGE", "export needs a session id or key");
       const session = store.sessions.find(id);
@@ -67,13 +69,17 @@ export const sessionsCommand: Command = {
       try {
         text = readFileSync(file, "utf8");
       } catch (error) {
-        throw new ClawboxError("TRANSCRIPT_INVALID", `${file}: cannot read the file`, { cause: error });
+        throw new ClawboxError("TRANSCRIPT_INVALID", `${file}: cannot read the file`, {
+          cause: error,
+        });
       }
       const row = importSessionJsonl(store, text, {
         source: basename(file),
         ...(values.key ? { sessionKey: values.key } : {}),
       });
-      ctx.stdout.write(`imported ${row.sessionId} as ${row.sessionKey} (${store.transcript.count(row.sessionId)} entries)\n`);
+      ctx.stdout.write(
+        `imported ${row.sessionId} as ${row.sessionKey} (${store.transcript.count(row.sessionId)} entries)\n`,
+      );
       return 0;
     }
     throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}"`);
