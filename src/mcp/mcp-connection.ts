@@ -4,13 +4,10 @@
  * startup; every call is bounded by `callTimeoutMs` and the run's AbortSignal, so a
  * server that hangs costs one error result, never a stalled turn. A dropped or failed
  * connection reconnects with backoff (first delay `reconnectDelayMs`, at most 60 s).
+ * The SDK is imported on the first connection, so a box without MCP servers never
+ * loads it (startup time and idle memory).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpConfig, McpServerConfig } from "../config/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
@@ -63,8 +60,11 @@ export class McpConnection {
     private readonly logger: Logger,
   ) {}
 
-  private transport(): Transport {
+  private async transport(): Promise<Transport> {
     if (this.server.transport === "stdio") {
+      const { getDefaultEnvironment, StdioClientTransport } = await import(
+        "@modelcontextprotocol/sdk/client/stdio.js"
+      );
       return new StdioClientTransport({
         command: this.server.command,
         args: this.server.args,
@@ -73,6 +73,9 @@ export class McpConnection {
         stderr: "ignore",
       });
     }
+    const { StreamableHTTPClientTransport } = await import(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js"
+    );
     return new StreamableHTTPClientTransport(new URL(this.server.url), {
       requestInit: this.server.headers ? { headers: this.server.headers } : undefined,
     });
@@ -91,9 +94,10 @@ export class McpConnection {
   }
 
   private async attempt(): Promise<void> {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const client = new Client({ name: "clawbox", version }, { capabilities: {} });
     try {
-      const transport = this.transport();
+      const transport = await this.transport();
       await withTimeout(
         client.connect(transport, { timeout: this.limits.connectTimeoutMs }),
         this.limits.connectTimeoutMs,
