@@ -2,8 +2,8 @@
  * The history part of a turn: the active branch from the latest compaction onward
  * (cost follows the live context, not the total history), repaired, pruned in memory
  * when it pays, and fitted to the history budget by leaving out the oldest messages
- * (the summary stays) — the turn always gets a valid prompt, and the caller is told
- * to compact.
+ * whole turns first, the summary only when nothing else is left) — the turn always
+ * gets a valid prompt, and the caller is told to compact.
  */
 import {
   type Message,
@@ -108,8 +108,17 @@ export async function assembleHistory(input: HistoryInput): Promise<AssembledHis
   if (tokens > input.budgetTokens) {
     const head = messages[0]?.entryId.startsWith("compaction:") ? 1 : 0;
     const counts = await Promise.all(messages.map((m) => input.countMessage(m)));
+    // With a pending message every old turn may go; on a later call of the same run
+    // (no pending message) the current turn, from its user message on, stays.
+    let lastUser = messages.length;
+    if (!input.pending) {
+      lastUser = head;
+      messages.forEach((m, i) => {
+        if (m.message.role === "user") lastUser = Math.max(lastUser, i);
+      });
+    }
     let cut = head;
-    while (tokens > input.budgetTokens && cut < messages.length - 1) {
+    while (tokens > input.budgetTokens && cut < lastUser) {
       tokens -= counts[cut] ?? 0;
       cut += 1;
     }
@@ -119,7 +128,14 @@ export async function assembleHistory(input: HistoryInput): Promise<AssembledHis
       cut += 1;
     }
     droppedForBudget = cut - head;
-    messages = [...messages.slice(0, head), ...messages.slice(cut)];
+    let kept = messages.slice(0, head);
+    // Last resort on a tiny window: the summary itself does not fit next to the turn.
+    if (head > 0 && tokens > input.budgetTokens) {
+      tokens -= counts[0] ?? 0;
+      droppedForBudget += 1;
+      kept = [];
+    }
+    messages = [...kept, ...messages.slice(cut)];
   }
   return {
     messages,

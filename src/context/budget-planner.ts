@@ -2,8 +2,9 @@
  * The budget planner (SPEC §5): splits a model's context window (4k to 200k tokens)
  * into reply reserve, system sections, bootstrap files, skills list, tool schemas and
  * history. When the parts do not fit it degrades step by step — compact skills list,
- * shorter skills list, tighter bootstrap, fewer tool schemas — so even a 4096-token
- * local model gets a valid prompt. Pure: measuring and re-rendering is the caller's job.
+ * shorter skills list, tighter bootstrap, fewer tool schemas, then the ladder in
+ * degrade-prompt.ts — so even a 2048-token local model gets a valid prompt. Pure:
+ * measuring and re-rendering is the caller's job.
  */
 export interface BudgetCaps {
   contextWindow: number;
@@ -30,7 +31,8 @@ export function budgetCaps(contextWindow: number, reserveTokens: number): Budget
     bootstrap: Math.floor(available * (small ? 0.25 : 0.35)),
     skills: Math.floor(available * (small ? 0.08 : 0.1)),
     tools: Math.floor(available * (small ? 0.25 : 0.3)),
-    historyFloor: Math.floor(available * 0.25),
+    // Tiny windows: a summary, the current turn and a flush prompt need a bigger share.
+    historyFloor: Math.floor(available * (window <= 4096 ? 0.4 : 0.25)),
   };
 }
 
@@ -40,6 +42,8 @@ export interface BudgetPlan extends BudgetCaps {
   bootstrapTokens: number;
   skillsTokens: number;
   toolTokens: number;
+  /** Chat-template tokens around the parts (local models), plus a little slack. */
+  templateTokens: number;
   /** What is left for history (incl. the new user message). */
   history: number;
   historyTokens: number;

@@ -87,7 +87,7 @@ export function formatContextReport(report: ContextReport, view: "list" | "detai
     `Skills: ${report.skills.listed.length} listed (${report.skills.mode}), ${report.skills.hidden.length} hidden, ${report.skills.tokens} tokens`,
     `Tools: ${report.tools.included.length}/${report.tools.offered} schemas, ${report.tools.tokens} tokens${report.tools.dropped.length ? `; dropped ${report.tools.dropped.join(", ")}` : ""}`,
     `History: ${report.history.messages} messages from ${report.history.entries} entries, ${report.history.tokens} tokens${report.history.fromCompaction ? `, since compaction ${report.history.fromCompaction}` : ""}`,
-    `Budget (${b.exactTokens ? "exact" : "estimated"} tokens): window ${b.contextWindow}, reserve ${b.reserve}, system ${b.system}, tools ${b.toolTokens}, history ${b.historyTokens}/${b.history}`,
+    `Budget (${b.exactTokens ? "exact" : "estimated"} tokens): window ${b.contextWindow}, reserve ${b.reserve}, system ${b.system}, tools ${b.toolTokens}, template ${b.templateTokens}, history ${b.historyTokens}/${b.history}`,
   );
   if (b.steps.length > 0) lines.push(`Degraded: ${b.steps.join("; ")}`);
   if (view === "detail") {

@@ -35,8 +35,8 @@ import type {
   RunKind,
 } from "./context-engine.ts";
 import type { ContextReport } from "./context-report.ts";
+import { fitPending } from "./fit-pending.ts";
 import { MessageTokenCache } from "./message-token-cache.ts";
-import { decoratePending } from "./pending-message.ts";
 import { type PromptEnv, preparePrompt } from "./prepare-prompt.ts";
 import { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
 import { createTokenCounter, type TokenCounter, type TokenSource } from "./token-counter.ts";
@@ -198,7 +198,6 @@ export class DefaultContextEngine implements ContextEngine {
   ) {
     const config = this.deps.config.context;
     const sessionId = session?.sessionId ?? "";
-    const countMessage = (item: BranchMessage) => this.tokens.count(sessionId, item, counter);
     // The branch is read once; whether this is the first run decides BOOTSTRAP.md.
     const entries = readBranch(this.deps.store, session);
     const firstRun = isFirstRun(entries, pending);
@@ -217,18 +216,40 @@ export class DefaultContextEngine implements ContextEngine {
       },
       counter,
     );
+    const { overhead } = prepared;
+    const countMessage = async (item: BranchMessage) => {
+      const n = await this.tokens.count(sessionId, item, counter);
+      if (item.message.role !== "toolResult") return n + overhead.perMessage;
+      // Local providers wrap tool results in JSON: escaping grows the text a little.
+      return n + overhead.perMessage + overhead.toolResult + Math.ceil(n * 0.1);
+    };
     this.noteRitual(
       prepared.workspace.reachable,
       prepared.files.some((f) => f.name === "BOOTSTRAP.md" && !f.missing),
     );
-    const fixed = prepared.systemTokens + prepared.toolTokens;
+    const fixed = prepared.fixedTokens;
     if (sessionId) this.fixed.set(sessionId, fixed);
-    const lead: string[] = [];
-    if (prepared.userBlock) lead.push(prepared.userBlock);
-    if (modelKind === "local" && pending) lead.push(renderTurnPrefix(facts));
-    const pendingMessage = pending ? decoratePending(pending, lead) : undefined;
-    const pendingTokens = pendingMessage ? await counter.countMessage(pendingMessage) : 0;
-    const historyBudget = Math.max(0, prepared.caps.available - fixed - pendingTokens);
+    const room = Math.max(0, prepared.caps.available - fixed);
+    const fitted = pending
+      ? await fitPending({
+          pending,
+          lead: modelKind === "local" ? [renderTurnPrefix(facts)] : [],
+          ...(prepared.userFile
+            ? {
+                bootstrapText:
+                  prepared.workspace.files.find((f) => f.name === prepared.userFile?.name)?.text ??
+                  prepared.userFile.text,
+              }
+            : prepared.userBlock
+              ? { block: prepared.userBlock }
+              : {}),
+          room,
+          countMessage: async (m) => (await counter.countMessage(m)) + overhead.perMessage,
+        })
+      : undefined;
+    const pendingMessage = fitted?.message;
+    const pendingTokens = fitted?.tokens ?? 0;
+    const historyBudget = Math.max(0, room - pendingTokens);
     const history = await assembleHistory({
       store: this.deps.store,
       session,
@@ -304,10 +325,12 @@ export class DefaultContextEngine implements ContextEngine {
         bootstrapTokens: prepared.bootstrapTokens,
         skillsTokens: prepared.skills.tokens,
         toolTokens: prepared.toolTokens,
+        templateTokens: fixed - prepared.systemTokens - prepared.toolTokens,
         history: historyBudget + pendingTokens,
         historyTokens: history.tokens + pendingTokens,
         steps: [
           ...prepared.steps,
+          ...(fitted?.steps ?? []),
           ...(history.droppedForBudget > 0
             ? [`left out ${history.droppedForBudget} old messages`]
             : []),

@@ -1,9 +1,10 @@
 /**
  * Builds the system prompt of one turn within the budget: loads bootstrap files,
- * decides their destinations, lists skills, measures tool schemas and degrades step by
- * step (compact skills list → shorter list → tighter bootstrap → fewer tools → no
- * skills) until the fixed parts leave history its floor. Everything above the cache
- * boundary depends only on session-stable inputs.
+ * decides their destinations, lists skills, measures tool schemas against their caps
+ * (compact skills list → shorter list → fewer tools → tighter bootstrap), then runs the
+ * degradation ladder (degrade-prompt.ts) until the fixed parts leave history its floor.
+ * Everything above the cache boundary depends only on session-stable inputs and the
+ * window, never on history or the per-turn message.
  */
 
 import {
@@ -38,6 +39,8 @@ import {
 import { type BudgetCaps, bootstrapCharsFor, budgetCaps, fitTools } from "./budget-planner.ts";
 import type { ModelKind, RunKind } from "./context-engine.ts";
 import type { FileReport } from "./context-report.ts";
+import { degradePrompt, type PromptShape } from "./degrade-prompt.ts";
+import { type TemplateOverhead, templateOverhead } from "./template-overhead.ts";
 import type { TokenCounter } from "./token-counter.ts";
 
 export interface PromptEnv {
@@ -84,9 +87,14 @@ export interface PreparedPrompt {
   };
   tools: { kept: ToolDefinition[]; dropped: string[]; tokens: number[] };
   caps: BudgetCaps;
+  overhead: TemplateOverhead;
+  /** The user-destined BOOTSTRAP.md as limited, when it leads the user message. */
+  userFile?: InjectedFile;
+  /** System prompt (incl. this turn's dynamic suffix), tools and template frame. */
   systemTokens: number;
   bootstrapTokens: number;
   toolTokens: number;
+  fixedTokens: number;
   steps: string[];
 }
 
@@ -99,6 +107,7 @@ export async function preparePrompt(
 ): Promise<PreparedPrompt> {
   const mode: PromptMode = req.promptMode ?? (req.runKind === "interactive" ? "full" : "minimal");
   const caps = budgetCaps(req.contextWindow, env.reserveTokens);
+  const overhead = await templateOverhead(counter, req.modelKind);
   const steps: string[] = [];
   const names = mode === "none" ? [] : bootstrapFileNames(mode === "full" ? "full" : "minimal");
   const workspace = readBootstrapFiles(env.workspace, names, env.cache);
@@ -116,14 +125,18 @@ export async function preparePrompt(
       }),
     );
   }
-  const injectable = workspace.files.filter((f) => destinations.get(f.name) !== "excluded");
+  // System-destined files share the bootstrap budget; the user-destined BOOTSTRAP.md
+  // travels with the pending message and is fitted there, so the system prompt's shape
+  // does not depend on whether this is the first run.
+  const systemFiles = workspace.files.filter((f) => destinations.get(f.name) === "system");
+  const userFiles = workspace.files.filter((f) => destinations.get(f.name) === "user");
+  const userLimited = limitBootstrapFiles(userFiles, env.perFileMaxChars, env.totalMaxChars);
 
   // Skills.
   const set = mode === "full" ? loadSkills(env.skillDirs, env.cache, env.skillEnv) : EMPTY_SKILLS;
   let listed: ListedSkill[] = set.available
     .slice(0, env.maxSkillsListed)
     .map((s) => ({ name: s.name, description: s.description, path: s.path }));
-  const omitted = set.available.slice(env.maxSkillsListed).map((s) => s.name);
   let skillsMode: "full" | "compact" | "none" = listed.length > 0 ? "full" : "none";
   let skillsBlock = renderSkillsList(listed, "full");
   let skillsTokens = skillsBlock ? await counter.count(skillsBlock) : 0;
@@ -132,94 +145,98 @@ export async function preparePrompt(
     skillsBlock = renderSkillsList(listed, "compact");
     skillsTokens = await counter.count(skillsBlock);
     steps.push("skills list without descriptions");
+    const before = listed.length;
     while (skillsTokens > caps.skills && listed.length > 0) {
-      const dropped = listed[listed.length - 1];
-      if (dropped) omitted.push(dropped.name);
       listed = listed.slice(0, -1);
       skillsBlock = renderSkillsList(listed, "compact");
       skillsTokens = skillsBlock ? await counter.count(skillsBlock) : 0;
     }
     if (listed.length === 0) skillsMode = "none";
-    else if (omitted.length > 0) steps.push(`skills list shortened to ${listed.length}`);
+    if (listed.length < before) steps.push(`skills list shortened to ${listed.length}`);
   }
 
   // Tools.
   const toolTokenList = await Promise.all(req.tools.map((t) => counter.count(JSON.stringify(t))));
-  let toolCount = fitTools(toolTokenList, caps.tools);
+  const toolCount = fitTools(toolTokenList, caps.tools);
   if (toolCount < req.tools.length)
     steps.push(`tool schemas cut to ${toolCount} of ${req.tools.length}`);
 
   // Bootstrap files.
+  const limit = async (chars: number) => {
+    const out = limitBootstrapFiles(systemFiles, env.perFileMaxChars, chars);
+    return { limited: out, tokens: await countFiles(out, counter) };
+  };
   let totalChars = env.totalMaxChars;
-  let limited = limitBootstrapFiles(injectable, env.perFileMaxChars, totalChars);
-  let bootstrapTokens = await countFiles(limited, counter);
-  if (bootstrapTokens > caps.bootstrap) {
-    totalChars = bootstrapCharsFor(caps.bootstrap, sumChars(limited), bootstrapTokens);
-    limited = limitBootstrapFiles(injectable, env.perFileMaxChars, totalChars);
-    bootstrapTokens = await countFiles(limited, counter);
+  let boot = await limit(totalChars);
+  if (boot.tokens > caps.bootstrap) {
+    totalChars = bootstrapCharsFor(caps.bootstrap, sumChars(boot.limited), boot.tokens);
+    boot = await limit(totalChars);
     steps.push(`bootstrap tightened to ${totalChars} chars`);
   }
 
-  const render = (): SystemPrompt =>
+  const shape: PromptShape = {
+    mode,
+    omit: [],
+    listed,
+    skillsMode,
+    skillsBlock,
+    skillsTokens,
+    toolCount,
+    totalChars,
+    limited: boot.limited,
+    bootstrapTokens: boot.tokens,
+  };
+  const render = (s: PromptShape, dynamic: boolean): SystemPrompt =>
     buildSystemPrompt({
-      mode,
-      toolNames: req.tools.slice(0, toolCount).map((t) => t.name),
-      skillsBlock,
+      mode: s.mode,
+      toolNames: req.tools.slice(0, s.toolCount).map((t) => t.name),
+      skillsBlock: s.skillsBlock,
       memoryEnabled: env.memoryEnabled,
       workspace: env.workspace,
       workspaceReachable: workspace.reachable,
       guideDir: env.guideDir,
       timezone: env.timezone,
       model: { provider: req.model.provider, model: req.model.model, kind: req.modelKind },
-      projectFiles: limited
-        .filter((f) => destinations.get(f.name) === "system")
-        .map((f) => ({ name: f.name, text: f.text })),
-      missingFiles: workspace.reachable
-        ? workspace.files.filter((f) => f.missing).map((f) => f.name)
-        : [],
+      projectFiles: s.limited.map((f) => ({ name: f.name, text: f.text })),
+      missingFiles:
+        workspace.reachable && s.mode !== "none"
+          ? workspace.files.filter((f) => f.missing).map((f) => f.name)
+          : [],
+      omit: s.omit,
       ...(req.addition ? { addition: req.addition } : {}),
-      ...(req.facts && req.modelKind === "cloud"
+      ...(dynamic && req.facts && req.modelKind === "cloud"
         ? { dynamic: renderDynamicSection(req.facts) }
         : {}),
     });
-  let system = render();
-  let systemTokens = await counter.count(system.text);
-  const toolSum = () => toolTokenList.slice(0, toolCount).reduce((a, b) => a + b, 0);
-  const userBootstrapTokens = async () => {
-    const f = limited.find((x) => destinations.get(x.name) === "user");
-    return f ? counter.count(f.text) : 0;
-  };
-  let fixed = systemTokens + toolSum() + (await userBootstrapTokens());
-  // Still too big for the history floor: cut bootstrap, then skills, then tools.
-  for (let round = 0; round < 4 && caps.available - fixed < caps.historyFloor; round++) {
-    const deficit = caps.historyFloor - (caps.available - fixed);
-    if (round === 0 && bootstrapTokens > 0) {
-      const target = Math.max(0, bootstrapTokens - deficit);
-      totalChars = bootstrapCharsFor(target, sumChars(limited), bootstrapTokens);
-      limited = limitBootstrapFiles(injectable, env.perFileMaxChars, totalChars);
-      bootstrapTokens = await countFiles(limited, counter);
-      steps.push(`bootstrap tightened to ${totalChars} chars for history`);
-    } else if (round === 1 && skillsBlock) {
-      for (const s of listed) omitted.push(s.name);
-      listed = [];
-      skillsBlock = "";
-      skillsMode = "none";
-      steps.push("skills list dropped");
-    } else if (round === 2 && toolCount > 0) {
-      const before = toolCount;
-      toolCount = fitTools(toolTokenList, Math.max(0, toolSum() - deficit));
-      if (toolCount < before)
-        steps.push(`tool schemas cut to ${toolCount} of ${req.tools.length} for history`);
-    } else {
-      continue;
-    }
-    system = render();
-    systemTokens = await counter.count(system.text);
-    fixed = systemTokens + toolSum() + (await userBootstrapTokens());
-  }
+  const toolSum = (s: PromptShape) =>
+    toolTokenList.slice(0, s.toolCount).reduce((a, b) => a + b, 0);
+  const toolFrame = (s: PromptShape) => (s.toolCount > 0 ? overhead.toolsBlock + s.toolCount : 0);
+  // Only the prefix (session-stable) decides the shape; the dynamic suffix is per turn.
+  const measure = async (s: PromptShape) =>
+    (await counter.count(render(s, false).prefix)) +
+    toolSum(s) +
+    toolFrame(s) +
+    overhead.frame +
+    overhead.slack;
+  steps.push(
+    ...(await degradePrompt(shape, {
+      measure,
+      limit,
+      toolTokens: toolTokenList,
+      offeredTools: req.tools.length,
+      target: caps.available - caps.historyFloor,
+    })),
+  );
+  const system = render(shape, true);
+  const prefixTokens = await counter.count(system.prefix);
+  const suffix = system.text.slice(system.cacheBoundary);
+  const systemTokens = prefixTokens + (suffix ? await counter.count(suffix) : 0);
 
+  const limitedByName = new Map(
+    [...shape.limited, ...userLimited].map((f) => [f.name, f] as const),
+  );
   const files: FileReport[] = workspace.files.map((raw) => {
-    const lim = limited.find((l) => l.name === raw.name);
+    const lim = limitedByName.get(raw.name);
     const destination = destinations.get(raw.name) ?? "excluded";
     return {
       name: raw.name,
@@ -231,30 +248,42 @@ export async function preparePrompt(
       missing: raw.missing,
     };
   });
-  const userFile = limited.find((f) => destinations.get(f.name) === "user");
+  const userFile = userLimited.find((f) => !f.missing);
   const interactiveFirst = req.runKind === "interactive" && req.firstRun && mode !== "none";
   const userBlock = userFile
     ? bootstrapUserBlock(userFile.text)
     : !workspace.reachable && interactiveFirst && req.modelKind === "local"
       ? WORKSPACE_UNREACHABLE_NOTE
       : undefined;
+  const toolTokens = toolSum(shape);
   return {
-    mode,
+    mode: shape.mode,
     system,
     userBlock,
+    ...(userFile ? { userFile } : {}),
     workspace,
     files,
     memory: files.find((f) => f.name === "MEMORY.md" && !f.missing),
-    skills: { set, listed, mode: skillsMode, omitted, tokens: skillsTokens },
+    skills: {
+      set,
+      listed: shape.listed,
+      mode: shape.skillsMode,
+      omitted: set.available
+        .map((s) => s.name)
+        .filter((name) => !shape.listed.some((l) => l.name === name)),
+      tokens: shape.skillsTokens,
+    },
     tools: {
-      kept: req.tools.slice(0, toolCount),
-      dropped: req.tools.slice(toolCount).map((t) => t.name),
-      tokens: toolTokenList.slice(0, toolCount),
+      kept: req.tools.slice(0, shape.toolCount),
+      dropped: req.tools.slice(shape.toolCount).map((t) => t.name),
+      tokens: toolTokenList.slice(0, shape.toolCount),
     },
     caps,
+    overhead,
     systemTokens,
-    bootstrapTokens,
-    toolTokens: toolSum(),
+    bootstrapTokens: shape.bootstrapTokens,
+    toolTokens,
+    fixedTokens: systemTokens + toolTokens + toolFrame(shape) + overhead.frame + overhead.slack,
     steps,
   };
 }

@@ -2,7 +2,8 @@
  * Builds the system prompt from sections in a fixed order, with a cache boundary
  * between the stable prefix and the dynamic suffix. Modes: `full` (main agent),
  * `minimal` (subagent/cron/heartbeat: no skills, memory, messaging, heartbeats),
- * `none` (identity line only). The prefix depends only on its inputs, so two turns
+ * `none` (identity line only); the budget planner may omit further sections by name on
+ * small windows. The prefix depends only on its inputs, so two turns
  * with the same inputs produce byte-identical prefixes.
  */
 import {
@@ -41,6 +42,8 @@ export interface SystemPromptInput {
   addition?: string;
   /** Rendered dynamic section (cloud models), placed after the boundary. */
   dynamic?: string;
+  /** Sections left out by the budget planner (e.g. "documentation", "heartbeats"). */
+  omit?: readonly string[];
 }
 
 export interface SystemPrompt {
@@ -75,7 +78,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
       text: projectContextSection(input.projectFiles, input.missingFiles),
     });
   }
-  const kept = sections.filter((s) => s.text.length > 0);
+  const omit = new Set(input.omit ?? []);
+  const kept = sections.filter((s) => s.text.length > 0 && !omit.has(s.name));
   const prefix = `${kept.map((s) => s.text).join("\n\n")}\n`;
   const suffix = input.dynamic ? `\n${input.dynamic}\n` : "";
   return {

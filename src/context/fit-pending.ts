@@ -1,0 +1,63 @@
+/**
+ * The pending user message within the room the fixed parts leave: the user's own text
+ * and the per-turn facts always go; a bootstrap-pending block (BOOTSTRAP.md on a local
+ * model's first run) is cut head/tail, or left out with a one-line note, when it would
+ * not fit. Only the user's own message can then overflow the window — never our
+ * additions to it.
+ */
+import type { UserMessage } from "../messages/index.ts";
+import { truncateBootstrap } from "../workspace/index.ts";
+import { BOOTSTRAP_PENDING_NOTE, bootstrapUserBlock } from "./bootstrap-destination.ts";
+import { decoratePending } from "./pending-message.ts";
+
+export interface PendingFit {
+  message: UserMessage;
+  tokens: number;
+  steps: string[];
+}
+
+export interface PendingInput {
+  pending: UserMessage;
+  /** Per-turn lead text (local models: the turn facts), after the bootstrap block. */
+  lead: readonly string[];
+  /** Full BOOTSTRAP.md text when it goes in the user message. */
+  bootstrapText?: string;
+  /** Block already rendered (e.g. the workspace-unreachable note), when no file text. */
+  block?: string;
+  room: number;
+  countMessage(message: UserMessage): Promise<number>;
+}
+
+const NOTE_ONLY = `${BOOTSTRAP_PENDING_NOTE.split(". ")[0]}. BOOTSTRAP.md did not fit this model's context; read it with the read tool.`;
+
+export async function fitPending(input: PendingInput): Promise<PendingFit> {
+  const build = async (block: string | undefined) => {
+    const message = decoratePending(input.pending, block ? [block, ...input.lead] : input.lead);
+    return { message, tokens: await input.countMessage(message) };
+  };
+  const block =
+    input.bootstrapText !== undefined ? bootstrapUserBlock(input.bootstrapText) : input.block;
+  const full = await build(block);
+  if (full.tokens <= input.room || input.bootstrapText === undefined) {
+    return { ...full, steps: [] };
+  }
+  const bare = await build(undefined);
+  const text = input.bootstrapText;
+  const blockTokens = Math.max(1, full.tokens - bare.tokens);
+  let fitRoom = input.room - bare.tokens;
+  for (let attempt = 0; attempt < 3 && fitRoom > 0; attempt++) {
+    const chars = Math.floor((text.length * fitRoom) / blockTokens) - 200 * (attempt + 1);
+    if (chars < 200) break;
+    const cut = truncateBootstrap("BOOTSTRAP.md", text, chars);
+    const tried = await build(bootstrapUserBlock(cut.text));
+    if (tried.tokens <= input.room) {
+      return { ...tried, steps: [`bootstrap pending block cut to ${cut.text.length} chars`] };
+    }
+    fitRoom -= tried.tokens - input.room;
+  }
+  const noted = await build(NOTE_ONLY);
+  if (noted.tokens <= input.room) {
+    return { ...noted, steps: ["bootstrap pending block replaced by a note"] };
+  }
+  return { ...bare, steps: ["bootstrap pending block left out"] };
+}
