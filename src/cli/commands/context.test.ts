@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { writeTinyGguf } from "../../../test/fixtures/tiny-gguf.ts";
 import { main } from "../main.ts";
 
 async function cli(args: string[]) {
@@ -73,6 +74,45 @@ describe("clawbox context", () => {
       const compact = await cli(["--home", home, "compact"]);
       expect(compact.code).toBe(2);
       expect(compact.stderr).toContain("--session KEY is required");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("reports the local model's trained context from its GGUF header, capped as a turn sees it", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cli-ctx-"));
+    const windowOf = async (args: string[]) => {
+      const out = await cli(["--home", home, "context", "list", "--json", ...args]);
+      expect(out.code).toBe(0);
+      return JSON.parse(out.stdout).budget.contextWindow as number;
+    };
+    const configure = (local: Record<string, unknown>) =>
+      writeFileSync(
+        join(home, "clawbox.json"),
+        JSON.stringify({
+          models: { primary: "local", providers: { local: { kind: "local", ...local } } },
+        }),
+      );
+    try {
+      const small = join(home, "small.gguf");
+      const large = join(home, "large.gguf");
+      await writeTinyGguf(small, { contextLength: 2048 });
+      await writeTinyGguf(large, { contextLength: 32768 });
+      configure({ path: small });
+      expect(await windowOf([])).toBe(2048);
+      configure({ path: large });
+      expect(await windowOf([])).toBe(8192);
+      configure({ path: large, contextSize: 4096 });
+      expect(await windowOf([])).toBe(4096);
+      // --model measures for a file as chat --model would use it.
+      expect(await windowOf(["--model", small])).toBe(4096);
+      configure({});
+      expect(await windowOf(["--model", small])).toBe(2048);
+      const plan = JSON.parse(
+        (await cli(["--home", home, "context", "list", "--json", "--model", small])).stdout,
+      ).budget;
+      expect(plan.reserve).toBe(512);
+      expect(plan.steps.length).toBeGreaterThan(0);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -1,13 +1,16 @@
-import { existsSync } from "node:fs";
 /**
  * `clawbox context list|detail`: what the next turn of a session (or of a fresh session)
  * would send — bootstrap files with raw/injected chars, truncation and destination,
  * skills, tool schema tokens, history tokens, the budget plan and the prefix hash.
+ * The window is the one a turn sees: for a local model without `contextSize`, the
+ * trained context from the GGUF header, capped as the local provider caps it.
  */
+import { existsSync } from "node:fs";
 
 import type { ClawboxConfig } from "../../config/index.ts";
 import { createContextEngine, formatContextReport, type ModelKind } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
+import { readGgufHeader } from "../../models/index.ts";
 import type { SessionRow } from "../../store/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
 import type { Command } from "../command.ts";
@@ -42,6 +45,31 @@ export function primaryModel(config: ClawboxConfig): {
   };
 }
 
+/** The local provider's cap on a model's trained context when contextSize is unset. */
+const LOCAL_CONTEXT_CAP = 8192;
+
+/**
+ * The context window a local turn would get: `contextSize` when configured, else the
+ * GGUF header's trained context capped at 8192 (as LocalProvider does); 8192 when there
+ * is no file or its header cannot be read (reported on stderr, the report still runs).
+ */
+export async function localContextWindow(
+  entry: { contextSize?: number | undefined; path?: string | undefined },
+  warn: (message: string) => void,
+): Promise<number> {
+  if (entry.contextSize !== undefined) return entry.contextSize;
+  if (!entry.path) return LOCAL_CONTEXT_CAP;
+  try {
+    const header = await readGgufHeader(entry.path);
+    return Math.min(header.contextLength ?? LOCAL_CONTEXT_CAP, LOCAL_CONTEXT_CAP);
+  } catch (error) {
+    warn(
+      `cannot read ${entry.path} (${String(error)}): assuming a ${LOCAL_CONTEXT_CAP}-token window`,
+    );
+    return LOCAL_CONTEXT_CAP;
+  }
+}
+
 export const contextCommand: Command = {
   name: "context",
   summary: "show what the model sees: bootstrap files, skills, tools, history, budget",
@@ -51,6 +79,7 @@ export const contextCommand: Command = {
     "  detail   also prompt sections, skills, tool schemas, pruning and repair",
     "  --session KEY   a session key or id (default: a fresh session)",
     "  --model-kind    report for a local or cloud model (default: the primary model's kind)",
+    "  --model PATH    measure for this GGUF file as the local model (as chat --model does)",
     "  --json          one JSON object",
     "A workspace folder that does not exist yet is first seeded with the defaults, as run and chat do.",
   ].join("\n"),
@@ -58,6 +87,7 @@ export const contextCommand: Command = {
     const { values, positionals } = parseCommandArgs(args, {
       session: { type: "string" },
       "model-kind": { type: "string" },
+      model: { type: "string" },
       json: { type: "boolean" },
     });
     const view = positionals[0] ?? "list";
@@ -68,7 +98,23 @@ export const contextCommand: Command = {
       throw new ClawboxError("CLI_USAGE", `--model-kind must be local or cloud, not "${kindArg}"`);
     }
     const { config } = ctx.config();
-    const model = primaryModel(config);
+    const modelPath = values.model;
+    const model = modelPath
+      ? {
+          providerId: "local",
+          model: modelPath.split("/").pop() ?? modelPath,
+          contextWindow: LOCAL_CONTEXT_CAP,
+          kind: "local" as const,
+        }
+      : primaryModel(config);
+    const entry = config.models.providers[model.providerId];
+    if (model.kind === "local") {
+      const local = entry?.kind === "local" ? entry : undefined;
+      model.contextWindow = await localContextWindow(
+        { contextSize: local?.contextSize, path: modelPath ?? local?.path },
+        (message) => ctx.logger().warn(message),
+      );
+    }
     const store = ctx.store();
     let session: SessionRow | undefined;
     if (values.session) {
