@@ -31,6 +31,7 @@ export const MAX_OVERFLOW_RETRIES = 3;
 export const MAX_TIMEOUT_RETRIES = 2;
 export const TIMEOUT_COMPACT_USAGE = 0.65;
 const THINKING_STEPS: ThinkingLevel[] = ["high", "medium", "low", "minimal", "off"];
+const FILE_WRITING_TOOLS = new Set(["write", "edit", "apply_patch"]);
 
 export interface ModelCallInput {
   config: ClawboxConfig;
@@ -55,6 +56,8 @@ export interface ModelCallInput {
   storePending(message: UserMessage): Promise<void>;
   /** The silent pre-compaction memory flush turn (absent inside a flush turn itself). */
   memoryFlush?: () => Promise<void>;
+  /** A silent housekeeping turn (the memory flush): it never compacts. */
+  housekeeping?: boolean;
   signal: AbortSignal;
   emit: EmitEvent;
 }
@@ -135,15 +138,18 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       }
       if (pending) await storePending(context.pendingMessage ?? pending);
       const aggressive = input.config.context.compaction.mode === "aggressive";
+      // The flush turn can only write notes when a file tool fits the model's budget.
+      const canWrite = context.tools.some((tool) => FILE_WRITING_TOOLS.has(tool.name));
       if (
         (context.compactionAdvised || aggressive) &&
         !input.engine.ownsCompaction &&
+        !input.housekeeping &&
         !thresholdTried
       ) {
         // Near the window (or aggressive mode): let the engine compact once before the call
         // instead of silently dropping history; it declines when not needed.
         thresholdTried = true;
-        if (await compactSafely(input, provider, "threshold")) continue;
+        if (await compactSafely(input, provider, "threshold", canWrite)) continue;
       }
       const outcome = await streamAssistant(
         provider,
@@ -164,16 +170,24 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       last = { message: outcome.message, provider, error, thinkingLevel };
       if (error.code === "ABORTED" || input.signal.aborted) return last;
       const log = { provider: provider.id, code: error.code, error: error.message };
-      if (error.code === "CONTEXT_OVERFLOW" && overflowRetries < MAX_OVERFLOW_RETRIES) {
+      if (
+        error.code === "CONTEXT_OVERFLOW" &&
+        !input.housekeeping &&
+        overflowRetries < MAX_OVERFLOW_RETRIES
+      ) {
         overflowRetries++;
         input.logger.warn("context overflow: compacting and retrying", {
           ...log,
           attempt: overflowRetries,
         });
-        const compacted = await compactSafely(input, provider, "overflow");
+        const compacted = await compactSafely(input, provider, "overflow", canWrite);
         if (compacted) continue;
       }
-      if (error.code === "PROVIDER_TIMEOUT" && timeoutRetries < MAX_TIMEOUT_RETRIES) {
+      if (
+        error.code === "PROVIDER_TIMEOUT" &&
+        !input.housekeeping &&
+        timeoutRetries < MAX_TIMEOUT_RETRIES
+      ) {
         const usage = estimateTokens(context) / Math.max(1, await provider.contextWindow());
         if (usage > TIMEOUT_COMPACT_USAGE) {
           timeoutRetries++;
@@ -181,7 +195,7 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
             ...log,
             usage,
           });
-          if (await compactSafely(input, provider, "timeout")) continue;
+          if (await compactSafely(input, provider, "timeout", canWrite)) continue;
         }
       }
       if (thinkingLevel !== "off" && rejectsThinkingLevel(error)) {
@@ -214,6 +228,7 @@ async function compactSafely(
   input: ModelCallInput,
   provider: Provider,
   reason: "overflow" | "timeout" | "threshold",
+  canWrite: boolean,
 ): Promise<boolean> {
   try {
     const result = await input.engine.compact({
@@ -221,7 +236,7 @@ async function compactSafely(
       provider,
       reason,
       signal: input.signal,
-      ...(input.memoryFlush ? { memoryFlush: input.memoryFlush } : {}),
+      ...(input.memoryFlush && canWrite ? { memoryFlush: input.memoryFlush } : {}),
       onEvent: (event) => input.emit(event),
     });
     return result.compacted;

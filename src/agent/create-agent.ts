@@ -234,6 +234,7 @@ export function createAgent(deps: AgentDeps): Agent {
           },
           drainSteering: () => [],
           emit: () => {},
+          housekeeping: true,
         });
       },
     });

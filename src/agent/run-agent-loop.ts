@@ -46,6 +46,8 @@ export interface RunLoopInput {
   thinkingLevel: ThinkingLevel;
   /** Runs the silent pre-compaction memory flush turn; absent inside that turn. */
   memoryFlush?: () => Promise<void>;
+  /** True for the flush turn itself: it never compacts. */
+  housekeeping?: boolean;
   /** Steering messages that arrived since the last look. */
   drainSteering(): ChatRequest[];
   signal: AbortSignal;
@@ -146,6 +148,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
           await appendUser(message);
         },
         ...(input.memoryFlush ? { memoryFlush: input.memoryFlush } : {}),
+        ...(input.housekeeping ? { housekeeping: true } : {}),
         signal: input.signal,
         emit,
       });
