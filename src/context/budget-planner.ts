@@ -31,8 +31,9 @@ export function budgetCaps(contextWindow: number, reserveTokens: number): Budget
     bootstrap: Math.floor(available * (small ? 0.25 : 0.35)),
     skills: Math.floor(available * (small ? 0.08 : 0.1)),
     tools: Math.floor(available * (small ? 0.25 : 0.3)),
-    // Tiny windows: a summary, the current turn and a flush prompt need a bigger share.
-    historyFloor: Math.floor(available * (window <= 4096 ? 0.4 : 0.25)),
+    // A third of the rest plus one full reply, so the last exchange (a reply up to the
+    // reserve) still fits next to the next message instead of forcing a compaction.
+    historyFloor: Math.floor(available / 3) + reserve,
   };
 }
 

@@ -1,8 +1,8 @@
 /**
  * The degradation ladder of the budget planner (SPEC §5): when the system prompt and
  * tool schemas leave history less than its floor, cut step by step — tighter bootstrap
- * (down to a minimum), no skills list, fewer tool schemas, optional sections dropped, a
- * minimal prompt, no project files, the identity line alone — re-measuring after each
+ * (down to a minimum), no skills list, fewer tool schemas (at least one), optional
+ * sections dropped, a minimal prompt, no project files, the identity line alone — re-measuring after each
  * step and stopping as soon as it fits. The inputs are the window and the fixed parts
  * only (never history or the per-turn message), so a given window and workspace always
  * land on the same step and the prompt prefix stays byte-identical across turns.
@@ -75,10 +75,9 @@ export async function degradePrompt(shape: PromptShape, ops: LadderOps): Promise
       return "skills list dropped";
     },
     async (s, deficit) => {
-      if (s.toolCount === 0) return undefined;
-      const before = s.toolCount;
-      s.toolCount = fitTools(ops.toolTokens, Math.max(0, toolSum() - deficit));
-      if (s.toolCount === before) s.toolCount = Math.max(0, before - 1);
+      // Fewer, not none: the first (highest-priority) tool goes only with the last step.
+      if (s.toolCount <= 1) return undefined;
+      s.toolCount = Math.max(1, fitTools(ops.toolTokens, Math.max(0, toolSum() - deficit)));
       return `tool schemas cut to ${s.toolCount} of ${ops.offeredTools} for history`;
     },
     async (s) => {
@@ -99,6 +98,7 @@ export async function degradePrompt(shape: PromptShape, ops: LadderOps): Promise
       const out = await ops.limit(0);
       s.limited = out.limited;
       s.bootstrapTokens = 0;
+      s.omit = [...new Set([...s.omit, "project"])];
       return "project files dropped";
     },
     async (s) => {

@@ -1,8 +1,8 @@
 /**
  * The pending user message within the room the fixed parts leave: the user's own text
  * and the per-turn facts always go; a bootstrap-pending block (BOOTSTRAP.md on a local
- * model's first run) is cut head/tail, or left out with a one-line note, when it would
- * not fit. Only the user's own message can then overflow the window — never our
+ * model's first run) gets at most a quarter of the room and is cut head/tail, or
+ * replaced by a one-line note, when it would take more. Only the user's own message can then overflow the window — never our
  * additions to it.
  */
 import type { UserMessage } from "../messages/index.ts";
@@ -28,6 +28,7 @@ export interface PendingInput {
   countMessage(message: UserMessage): Promise<number>;
 }
 
+const BLOCK_SHARE = 0.25;
 const NOTE_ONLY = `${BOOTSTRAP_PENDING_NOTE.split(". ")[0]}. BOOTSTRAP.md did not fit this model's context; read it with the read tool.`;
 
 export async function fitPending(input: PendingInput): Promise<PendingFit> {
@@ -38,22 +39,24 @@ export async function fitPending(input: PendingInput): Promise<PendingFit> {
   const block =
     input.bootstrapText !== undefined ? bootstrapUserBlock(input.bootstrapText) : input.block;
   const full = await build(block);
-  if (full.tokens <= input.room || input.bootstrapText === undefined) {
-    return { ...full, steps: [] };
-  }
+  if (input.bootstrapText === undefined) return { ...full, steps: [] };
   const bare = await build(undefined);
-  const text = input.bootstrapText;
   const blockTokens = Math.max(1, full.tokens - bare.tokens);
-  let fitRoom = input.room - bare.tokens;
+  // The block is stored with the message and replayed as history on the next turns:
+  // it may take at most a quarter of the room, so the first exchange stays in context.
+  const blockRoom = Math.min(input.room - bare.tokens, Math.floor(input.room * BLOCK_SHARE));
+  if (blockTokens <= blockRoom) return { ...full, steps: [] };
+  const text = input.bootstrapText;
+  let fitRoom = blockRoom;
   for (let attempt = 0; attempt < 3 && fitRoom > 0; attempt++) {
     const chars = Math.floor((text.length * fitRoom) / blockTokens) - 200 * (attempt + 1);
     if (chars < 200) break;
     const cut = truncateBootstrap("BOOTSTRAP.md", text, chars);
     const tried = await build(bootstrapUserBlock(cut.text));
-    if (tried.tokens <= input.room) {
+    if (tried.tokens - bare.tokens <= blockRoom) {
       return { ...tried, steps: [`bootstrap pending block cut to ${cut.text.length} chars`] };
     }
-    fitRoom -= tried.tokens - input.room;
+    fitRoom -= tried.tokens - bare.tokens - blockRoom;
   }
   const noted = await build(NOTE_ONLY);
   if (noted.tokens <= input.room) {

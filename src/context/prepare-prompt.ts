@@ -197,7 +197,9 @@ export async function preparePrompt(
       guideDir: env.guideDir,
       timezone: env.timezone,
       model: { provider: req.model.provider, model: req.model.model, kind: req.modelKind },
-      projectFiles: s.limited.map((f) => ({ name: f.name, text: f.text })),
+      projectFiles: s.limited
+        .filter((f) => f.text.length > 0)
+        .map((f) => ({ name: f.name, text: f.text })),
       missingFiles:
         workspace.reachable && s.mode !== "none"
           ? workspace.files.filter((f) => f.missing).map((f) => f.name)
