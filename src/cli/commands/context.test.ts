@@ -113,6 +113,23 @@ describe("clawbox context", () => {
       ).budget;
       expect(plan.reserve).toBe(512);
       expect(plan.steps.length).toBeGreaterThan(0);
+      expect(plan.exactTokens).toBe(false);
+      // --exact loads the model and counts with its own tokenizer, as a turn does.
+      const exact = await cli([
+        "--home",
+        home,
+        "context",
+        "list",
+        "--json",
+        "--model",
+        small,
+        "--exact",
+      ]);
+      expect(exact.code).toBe(0);
+      expect(JSON.parse(exact.stdout).budget).toMatchObject({
+        exactTokens: true,
+        contextWindow: 2048,
+      });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

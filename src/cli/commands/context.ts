@@ -11,6 +11,7 @@ import type { ClawboxConfig } from "../../config/index.ts";
 import { createContextEngine, formatContextReport, type ModelKind } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { readGgufHeader } from "../../models/index.ts";
+import { createProvider, type Provider } from "../../providers/index.ts";
 import type { SessionRow } from "../../store/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
 import type { Command } from "../command.ts";
@@ -80,6 +81,7 @@ export const contextCommand: Command = {
     "  --session KEY   a session key or id (default: a fresh session)",
     "  --model-kind    report for a local or cloud model (default: the primary model's kind)",
     "  --model PATH    measure for this GGUF file as the local model (as chat --model does)",
+    "  --exact         load the local model and count with its tokenizer (else estimates)",
     "  --json          one JSON object",
     "A workspace folder that does not exist yet is first seeded with the defaults, as run and chat do.",
   ].join("\n"),
@@ -88,6 +90,7 @@ export const contextCommand: Command = {
       session: { type: "string" },
       "model-kind": { type: "string" },
       model: { type: "string" },
+      exact: { type: "boolean" },
       json: { type: "boolean" },
     });
     const view = positionals[0] ?? "list";
@@ -108,8 +111,8 @@ export const contextCommand: Command = {
         }
       : primaryModel(config);
     const entry = config.models.providers[model.providerId];
+    const local = model.kind === "local" && entry?.kind === "local" ? entry : undefined;
     if (model.kind === "local") {
-      const local = entry?.kind === "local" ? entry : undefined;
       model.contextWindow = await localContextWindow(
         { contextSize: local?.contextSize, path: modelPath ?? local?.path },
         (message) => ctx.logger().warn(message),
@@ -134,11 +137,30 @@ export const contextCommand: Command = {
       logger: ctx.logger(),
       watch: false,
     });
+    let provider: Provider | undefined;
     try {
       if (!engine.report)
         throw new ClawboxError("INTERNAL", `context engine "${engine.id}" has no report`);
+      // --exact: load the local model so counts come from its own tokenizer, as in a turn.
+      const exactPath =
+        values.exact && model.kind === "local" ? (modelPath ?? local?.path) : undefined;
+      provider = exactPath
+        ? createProvider(
+            "local",
+            {
+              kind: "local",
+              threads: 1,
+              temperature: 0.7,
+              maxTokens: 512,
+              ...local,
+              path: exactPath,
+            },
+            { logger: ctx.logger() },
+          )
+        : undefined;
       const report = await engine.report({
         ...(session ? { session } : {}),
+        ...(provider ? { provider } : {}),
         modelKind: kindArg ?? model.kind,
         model: {
           providerId: model.providerId,
@@ -154,6 +176,7 @@ export const contextCommand: Command = {
       return 0;
     } finally {
       engine.dispose?.();
+      await provider?.dispose?.();
     }
   },
 };
