@@ -3,6 +3,9 @@
  * against, the default engine, session keys, token accounting, overflow detection and
  * the /context report.
  */
+
+/** Overflow wording is recognized in one place: the providers' error classifier. */
+export { isOverflowText as isContextOverflowMessage } from "../providers/index.ts";
 export { BOOTSTRAP_PENDING_NOTE, type Destination } from "./bootstrap-destination.ts";
 export { SUMMARY_PREFIX } from "./branch-messages.ts";
 export { type BudgetCaps, type BudgetPlan, budgetCaps } from "./budget-planner.ts";
@@ -17,7 +20,6 @@ export {
 } from "./create-context-engine.ts";
 export { type ContextEngineDeps, DefaultContextEngine } from "./default-engine.ts";
 export { estimateTextTokens, IMAGE_TOKENS } from "./estimate-tokens.ts";
-export { isContextOverflowMessage } from "./overflow-error.ts";
 export { HARD_CLEAR_TEXT, IMAGE_REMOVED_TEXT, MEDIA_REMOVED_TEXT } from "./prune-tool-results.ts";
 export { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
 export {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isClawboxError } from "../errors/index.ts";
 import { estimateTextTokens } from "./estimate-tokens.ts";
-import { isContextOverflowMessage } from "./overflow-error.ts";
+import { isContextOverflowMessage } from "./index.ts";
 import { buildSessionKey, parseSessionKey } from "./session-keys.ts";
 import { createTokenCounter } from "./token-counter.ts";
 

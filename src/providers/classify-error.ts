@@ -37,7 +37,8 @@ const OVERFLOW = [
   /exceeds the available context size/i,
   /too many tokens/i,
   /reduce the length of the (messages|prompt)/i,
-  /上下文过长|上下文长度|超出.*上下文|超过.*最大.*长度/,
+  /context (window|size) (is )?(too small|exceeded)/i,
+  /上下文(过长|长度|超出|超过)|超出.*(上下文|最大长度)|超过.*最大.*长度/,
 ];
 
 export interface ClassifyContext {
