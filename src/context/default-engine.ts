@@ -23,6 +23,7 @@ import {
 } from "../workspace/index.ts";
 import { assembleHistory, isFirstRun, readBranch } from "./assemble-history.ts";
 import type { BranchMessage } from "./branch-messages.ts";
+import { buildContextReport } from "./build-context-report.ts";
 import { compactSession } from "./compaction/compact-session.ts";
 import type {
   AssembledContext,
@@ -262,88 +263,22 @@ export class DefaultContextEngine implements ContextEngine {
     });
     const messages = history.messages.map((m) => m.message);
     if (pendingMessage) messages.push(pendingMessage);
-    const state = readWorkspaceState(this.env.workspace);
-    const bootstrapPresent = prepared.files.some((f) => f.name === "BOOTSTRAP.md" && !f.missing);
-    const report: ContextReport = {
-      sessionId: session?.sessionId ?? null,
-      sessionKey: session?.sessionKey ?? null,
+    const report = buildContextReport({
+      session,
       modelKind,
       runKind,
-      promptMode: prepared.mode,
-      model: model.model,
-      workspace: {
-        path: this.env.workspace,
-        reachable: prepared.workspace.reachable,
-        ...(prepared.workspace.error ? { error: prepared.workspace.error } : {}),
-      },
-      bootstrapStatus: bootstrapPresent ? "pending" : state.bootstrapSeededAt ? "done" : "absent",
-      files: prepared.files,
-      memory: prepared.memory
-        ? {
-            name: prepared.memory.name,
-            rawChars: prepared.memory.rawChars,
-            injectedChars: prepared.memory.injectedChars,
-            truncated: prepared.memory.truncated,
-          }
-        : null,
-      skills: {
-        mode: prepared.skills.mode,
-        listed: prepared.skills.listed.map((s) => ({
-          name: s.name,
-          path: s.path,
-          source: prepared.skills.set.available.find((a) => a.name === s.name)?.source ?? "unknown",
-        })),
-        hidden: prepared.skills.set.hidden.map((h) => ({
-          name: h.name,
-          source: h.source,
-          reason: h.reason,
-        })),
-        omitted: prepared.skills.omitted,
-        tokens: prepared.skills.tokens,
-      },
-      tools: {
-        offered: tools.length,
-        included: prepared.tools.kept.map((t, i) => ({
-          name: t.name,
-          tokens: prepared.tools.tokens[i] ?? 0,
-        })),
-        dropped: prepared.tools.dropped,
-        tokens: prepared.toolTokens,
-      },
-      history: {
-        entries: history.entries,
-        messages: messages.length,
-        tokens: history.tokens + pendingTokens,
-        fromCompaction: history.fromCompaction,
-        droppedForBudget: history.droppedForBudget,
-        pruning: history.pruning,
-        repair: history.repair,
-      },
-      budget: {
-        ...prepared.caps,
-        system: prepared.systemTokens,
-        bootstrapTokens: prepared.bootstrapTokens,
-        skillsTokens: prepared.skills.tokens,
-        toolTokens: prepared.toolTokens,
-        templateTokens: fixed - prepared.systemTokens - prepared.toolTokens,
-        history: historyBudget + pendingTokens,
-        historyTokens: history.tokens + pendingTokens,
-        steps: [
-          ...prepared.steps,
-          ...(fitted?.steps ?? []),
-          ...(history.droppedForBudget > 0
-            ? [`left out ${history.droppedForBudget} old messages`]
-            : []),
-        ],
-        exactTokens: counter.exact,
-      },
-      prefixHash: createHash("sha256").update(prepared.system.prefix).digest("hex").slice(0, 16),
-      systemPrompt: {
-        chars: prepared.system.text.length,
-        cacheBoundary: prepared.system.cacheBoundary,
-        sections: prepared.system.sections,
-      },
-    };
+      model,
+      workspacePath: this.env.workspace,
+      prepared,
+      tools,
+      history,
+      messageCount: messages.length,
+      pendingTokens,
+      historyBudget,
+      fixedTokens: fixed,
+      fittedSteps: fitted?.steps ?? [],
+      exactTokens: counter.exact,
+    });
     return {
       report,
       messages,
