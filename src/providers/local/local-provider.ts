@@ -185,6 +185,9 @@ export class LocalProvider implements Provider {
         contextSize,
         sequences: sessions,
         threads: this.config.threads,
+        // node-llama-cpp's default ("auto") turns flash attention on for CPU, which made
+        // prompt evaluation ~3x and decoding ~2-4x slower here (npm run bench -- local-speed).
+        flashAttention: false,
       });
       return { model, context, sessions: new SessionSequences(context, sessions) };
     } catch (error) {
