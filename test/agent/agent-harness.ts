@@ -35,6 +35,17 @@ export function expectRepaired(messages: Message[]): void {
   expect(messages.at(-1)?.role).toBe("assistant");
 }
 
+/** A chat request from the owner on the CLI, in their main session. */
+export function ownerRequest(text: string) {
+  return {
+    sessionKey: "agent:main:cli:direct:owner",
+    text,
+    channel: "cli",
+    senderId: "cli",
+    chatType: "direct" as const,
+  };
+}
+
 export function buildConfig(raw: Record<string, unknown>): ClawboxConfig {
   return configSchema.parse(raw);
 }

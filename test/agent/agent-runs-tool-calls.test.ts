@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/index.ts";
 import { createFakeProvider } from "../../src/providers/index.ts";
-import { createHarness, type Harness } from "./agent-harness.ts";
+import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -11,13 +11,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const request = (text: string) => ({
-  sessionKey: "agent:main:cli:direct:owner",
-  text,
-  channel: "cli",
-  senderId: "cli",
-  chatType: "direct" as const,
-});
+const request = ownerRequest;
 
 describe("agent loop", () => {
   it("runs model → tool → model, streams events and stores every message with usage", async () => {

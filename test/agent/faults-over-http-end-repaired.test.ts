@@ -20,7 +20,7 @@ import {
 } from "../fakes/openai-server.ts";
 import type { ScriptedServer, Step } from "../fakes/scripted-sse-server.ts";
 import type { TestContextEngine } from "../fakes/test-context-engine.ts";
-import { createHarness, expectRepaired, type Harness } from "./agent-harness.ts";
+import { createHarness, expectRepaired, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;
 let server: ScriptedServer | undefined;
@@ -88,13 +88,7 @@ async function setup(
   return { harness, server };
 }
 
-const request = (text: string) => ({
-  sessionKey: "agent:main:cli:direct:owner",
-  text,
-  channel: "cli",
-  senderId: "cli",
-  chatType: "direct" as const,
-});
+const request = ownerRequest;
 
 for (const api of apis) {
   describe(`agent over a fake ${api.kind} server`, () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../src/messages/index.ts";
 import { createFakeProvider } from "../../src/providers/index.ts";
 import type { TestContextEngine } from "../fakes/test-context-engine.ts";
-import { createHarness, type Harness } from "./agent-harness.ts";
+import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -10,13 +10,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const request = (text: string) => ({
-  sessionKey: "agent:main:cli:direct:owner",
-  text,
-  channel: "cli",
-  senderId: "cli",
-  chatType: "direct" as const,
-});
+const request = ownerRequest;
 
 /** Every tool call on the branch has exactly one result, and the last message is an assistant message. */
 function expectRepaired(messages: Message[]): void {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeProvider } from "../../src/providers/index.ts";
-import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const bun = process.execPath;
@@ -13,13 +13,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const request = (text: string) => ({
-  sessionKey: "agent:main:cli:direct:owner",
-  text,
-  channel: "cli",
-  senderId: "cli",
-  chatType: "direct" as const,
-});
+const request = ownerRequest;
 
 describe("MCP tools", () => {
   it("calls a stdio MCP server's tool, while a silent server neither blocks startup nor the turn", async () => {
