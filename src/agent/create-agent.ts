@@ -24,6 +24,7 @@ import {
   createBaseTools,
   isOwner,
   normalizeSchema,
+  orderByPriority,
 } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
@@ -80,7 +81,8 @@ export function createAgent(deps: AgentDeps): Agent {
   const baseTools = [...createBaseTools({ store, tools: config.tools }), ...(deps.tools ?? [])];
   const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));
   mcp.start();
-  const allTools = () => [...baseTools, ...mcp.tools(), ...(deps.dynamicTools?.() ?? [])];
+  const allTools = () =>
+    orderByPriority([...baseTools, ...mcp.tools(), ...(deps.dynamicTools?.() ?? [])]);
   let closing = false;
 
   const chain = () =>

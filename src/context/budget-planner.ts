@@ -31,9 +31,10 @@ export function budgetCaps(contextWindow: number, reserveTokens: number): Budget
     bootstrap: Math.floor(available * (small ? 0.25 : 0.35)),
     skills: Math.floor(available * (small ? 0.08 : 0.1)),
     tools: Math.floor(available * (small ? 0.25 : 0.3)),
-    // A third of the rest plus one full reply, so the last exchange (a reply up to the
-    // reserve) still fits next to the next message instead of forcing a compaction.
-    historyFloor: Math.floor(available / 3) + reserve,
+    // One full reply plus a sixth of the rest, so the last exchange (a reply up to the
+    // reserve) still fits next to the next message instead of forcing a compaction,
+    // without starving the system prompt and tool schemas of mid-size windows.
+    historyFloor: Math.floor(available / 6) + reserve,
   };
 }
 

@@ -203,7 +203,7 @@ export class DefaultContextEngine implements ContextEngine {
     const entries = readBranch(this.deps.store, session);
     const firstRun = isFirstRun(entries, pending);
     const prepared = await preparePrompt(
-      this.env,
+      { ...this.env, reserveTokens: this.reserveFor(model.providerId) },
       {
         modelKind,
         runKind,
@@ -321,12 +321,23 @@ export class DefaultContextEngine implements ContextEngine {
     });
   }
 
+  /**
+   * Tokens to keep free for the reply: `context.reserveTokens`, but never more than the
+   * provider asks the model for (`maxTokens`), so an 8k local model answering in 512
+   * tokens does not give up a quarter of its window.
+   */
+  private reserveFor(providerId: string): number {
+    const configured = this.deps.config.models.providers[providerId]?.maxTokens;
+    const reserve = this.deps.config.context.reserveTokens;
+    return configured ? Math.min(reserve, configured) : reserve;
+  }
+
   async compact(input: CompactInput): Promise<CompactResult> {
     const counter = await this.counter(input.provider);
     return compactSession(
       {
         store: this.deps.store,
-        config: this.deps.config.context,
+        config: { ...this.deps.config.context, reserveTokens: this.reserveFor(input.provider.id) },
         ...(this.deps.logger ? { logger: this.deps.logger } : {}),
         countMessage: (sessionId, item) => this.tokens.count(sessionId, item, counter),
         fixedTokens: (sessionId) => this.fixed.get(sessionId) ?? 0,

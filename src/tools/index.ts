@@ -14,5 +14,6 @@ export {
   type PolicyStage,
   policyStages,
 } from "./tool-policy.ts";
+export { orderByPriority } from "./tool-priority.ts";
 export { validateArguments } from "./validate-arguments.ts";
 export { resolveInWorkspace } from "./workspace-path.ts";

@@ -10,10 +10,19 @@ import { existsSync } from "node:fs";
 import type { ClawboxConfig } from "../../config/index.ts";
 import { createContextEngine, formatContextReport, type ModelKind } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
+import { createMemory } from "../../memory/index.ts";
 import { readGgufHeader } from "../../models/index.ts";
-import { createProvider, type Provider } from "../../providers/index.ts";
+import { createProvider, type Provider, type ToolDefinition } from "../../providers/index.ts";
 import type { SessionRow } from "../../store/index.ts";
+import {
+  applyToolPolicy,
+  createBaseTools,
+  isOwner,
+  normalizeSchema,
+  orderByPriority,
+} from "../../tools/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
+import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 
@@ -69,6 +78,39 @@ export async function localContextWindow(
     );
     return LOCAL_CONTEXT_CAP;
   }
+}
+
+/**
+ * The tools the owner would be offered on the CLI (base tools and memory tools, after
+ * the policy), so the report counts their schemas as a turn does. MCP tools are left
+ * out: listing them would mean connecting to every server.
+ */
+function ownerToolDefinitions(
+  ctx: CliContext,
+  config: ClawboxConfig,
+  providerId: string,
+  kind: ModelKind,
+): ToolDefinition[] {
+  const store = ctx.store();
+  const memoryTools = config.memory.enabled
+    ? createMemory({ config, store, paths: ctx.resolvedPaths(), logger: ctx.logger() }).tools
+    : [];
+  const tools = applyToolPolicy(
+    orderByPriority([...createBaseTools({ store, tools: config.tools }), ...memoryTools]),
+    config,
+    {
+      providerId,
+      channel: "cli",
+      chatType: "direct",
+      senderId: "cli",
+      isOwner: isOwner(config, "cli"),
+    },
+  );
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: normalizeSchema(tool.parameters, kind === "local" ? "local" : "openai"),
+  }));
 }
 
 export const contextCommand: Command = {
@@ -161,6 +203,7 @@ export const contextCommand: Command = {
       const report = await engine.report({
         ...(session ? { session } : {}),
         ...(provider ? { provider } : {}),
+        tools: ownerToolDefinitions(ctx, config, model.providerId, model.kind),
         modelKind: kindArg ?? model.kind,
         model: {
           providerId: model.providerId,
