@@ -18,7 +18,7 @@ export {
   type FakeStep,
 } from "./fake-provider.ts";
 export { LocalProvider } from "./local/local-provider.ts";
-export { OpenAIProvider, type RemoteProviderDeps } from "./openai/openai-provider.ts";
+export { OpenAIProvider } from "./openai/openai-provider.ts";
 export type {
   Provider,
   ProviderEvent,
@@ -30,5 +30,6 @@ export type {
   ToolDefinition,
 } from "./provider.ts";
 export { createProvider, type ProviderDeps, ProviderRegistry } from "./provider-registry.ts";
+export { RemoteProvider, type RemoteProviderDeps } from "./remote-provider.ts";
 export { normalizeToolSchema, type SchemaDialect } from "./tool-schema.ts";
 export { type CostPerMillion, computeCost, makeUsage } from "./usage-cost.ts";

@@ -7,31 +7,15 @@
 export type SchemaDialect = "openai" | "anthropic" | "qwen" | "minimax" | "ollama" | "llama-server";
 
 const ALWAYS_DROP = ["$schema", "$id", "$comment", "examples"];
+/** Keywords the grammar converters of small servers and Chinese APIs reject. */
+const UNSUPPORTED_KEYWORDS = ["format", "patternProperties", "if", "then", "else", "not"];
 const DROP: Record<SchemaDialect, string[]> = {
   openai: [],
   anthropic: [],
-  qwen: ["default", "format", "patternProperties", "if", "then", "else", "not"],
-  minimax: ["default", "format", "patternProperties", "if", "then", "else", "not"],
-  ollama: [
-    "default",
-    "format",
-    "patternProperties",
-    "if",
-    "then",
-    "else",
-    "not",
-    "additionalProperties",
-  ],
-  "llama-server": [
-    "format",
-    "patternProperties",
-    "if",
-    "then",
-    "else",
-    "not",
-    "dependentRequired",
-    "dependentSchemas",
-  ],
+  qwen: ["default", ...UNSUPPORTED_KEYWORDS],
+  minimax: ["default", ...UNSUPPORTED_KEYWORDS],
+  ollama: ["default", ...UNSUPPORTED_KEYWORDS, "additionalProperties"],
+  "llama-server": [...UNSUPPORTED_KEYWORDS, "dependentRequired", "dependentSchemas"],
 };
 const CONST_TO_ENUM = new Set<SchemaDialect>(["qwen", "minimax", "ollama"]);
 

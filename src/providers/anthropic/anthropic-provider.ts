@@ -9,13 +9,13 @@
 import type { AnthropicProviderConfig } from "../../config/sections/models.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import type { StopReason } from "../../messages/index.ts";
-import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
-import { AuthProfiles } from "../auth-profiles.ts";
-import { classifyStreamError, classifyThrown } from "../classify-error.ts";
-import type { RemoteProviderDeps } from "../openai/openai-provider.ts";
-import type { Provider, ProviderEvent, ProviderRequest, ProviderStats } from "../provider.ts";
-import { ProviderCounters } from "../provider-counters.ts";
-import { openRemoteStream, type RemoteStream } from "../remote-stream.ts";
+import type { AssistantMessageBuilder } from "../assistant-message-builder.ts";
+import type { AuthProfile } from "../auth-profiles.ts";
+import { classifyStreamError } from "../classify-error.ts";
+import type { ProviderEvent, ProviderRequest } from "../provider.ts";
+import { RemoteProvider } from "../remote-provider.ts";
+import type { SseEvent } from "../sse-reader.ts";
+import { parseToolArguments } from "../tool-arguments.ts";
 import { type AnthropicEvent, anthropicEvent } from "./anthropic-event.ts";
 import { anthropicBody } from "./anthropic-request.ts";
 
@@ -43,105 +43,55 @@ interface OpenToolUse {
   json: string;
 }
 
-export class AnthropicProvider implements Provider {
+export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
   readonly kind = "anthropic" as const;
-  readonly model: string;
-  private readonly profiles: AuthProfiles;
-  private readonly counters = new ProviderCounters();
+  protected readonly api = "anthropic-messages";
 
-  constructor(
-    readonly id: string,
-    private readonly config: AnthropicProviderConfig,
-    private readonly deps: RemoteProviderDeps = {},
-  ) {
-    this.model = config.model;
-    this.profiles = new AuthProfiles(config.authProfiles, deps.now);
-  }
-
-  async contextWindow(): Promise<number> {
-    return this.config.contextWindow;
-  }
-
-  state(): "ready" {
-    return "ready";
-  }
-
-  stats(): ProviderStats {
-    return this.counters.snapshot({ authProfiles: this.profiles.status() });
-  }
-
-  async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
-    const started = Date.now();
-    const builder = new AssistantMessageBuilder(
-      this.id,
-      this.model,
-      "anthropic-messages",
-      this.config.cost,
-    );
-    yield { type: "start", model: this.model };
+  protected endpoint(): string {
     const base = this.config.baseUrl.replace(/\/+$/, "");
-    let remote: RemoteStream | undefined;
-    try {
-      remote = await openRemoteStream({
-        provider: this.id,
-        url: base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`,
-        body: anthropicBody(request, this.config),
-        headers: (profile) => ({
-          ...this.config.headers,
-          "anthropic-version": "2023-06-01",
-          ...(profile.apiKey ? { "x-api-key": profile.apiKey } : {}),
-        }),
-        profiles: this.profiles,
-        timeoutMs: this.config.timeoutMs,
-        fetch: this.deps.fetch ?? fetch,
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(this.deps.logger ? { logger: this.deps.logger } : {}),
-        ...(this.deps.now ? { now: this.deps.now } : {}),
-      });
-      const tools = new Map<number, OpenToolUse>();
-      let stopReason: StopReason = "stop";
-      let stopped = false;
-      for await (const sse of remote.events) {
-        const event = this.parseEvent(sse.data);
-        if (!event) continue;
-        if (event.type === "message_stop") {
-          stopped = true;
-          break;
-        }
-        if (event.type === "message_delta" && event.delta.stop_reason) {
-          stopReason = STOP_REASONS[event.delta.stop_reason] ?? "stop";
-        }
-        yield* this.apply(event, builder, tools);
+    return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
+  }
+
+  protected authHeaders(profile: AuthProfile): Record<string, string> {
+    return {
+      "anthropic-version": "2023-06-01",
+      ...(profile.apiKey ? { "x-api-key": profile.apiKey } : {}),
+    };
+  }
+
+  protected body(request: ProviderRequest): unknown {
+    return anthropicBody(request, this.config);
+  }
+
+  protected async *readReply(
+    events: AsyncIterable<SseEvent>,
+    builder: AssistantMessageBuilder,
+  ): AsyncGenerator<ProviderEvent, StopReason> {
+    const tools = new Map<number, OpenToolUse>();
+    let stopReason: StopReason = "stop";
+    let stopped = false;
+    for await (const sse of events) {
+      const event = this.parseEvent(sse.data);
+      if (!event) continue;
+      if (event.type === "message_stop") {
+        stopped = true;
+        break;
       }
-      if (!stopped) {
-        throw new ClawboxError(
-          "PROVIDER_NETWORK",
-          `${this.id}: response stream ended before message_stop`,
-          {
-            hint: "the connection dropped; try again",
-          },
-        );
+      if (event.type === "message_delta" && event.delta.stop_reason) {
+        stopReason = STOP_REASONS[event.delta.stop_reason] ?? "stop";
       }
-      if (builder.hasToolCalls()) stopReason = "toolUse";
-      const message = builder.build(stopReason);
-      this.counters.succeeded(message.usage, stopReason, started);
-      yield { type: "done", message };
-    } catch (thrown) {
-      const error = classifyThrown(thrown, {
-        provider: this.id,
-        secrets: this.profiles.secrets(),
-        aborted: request.signal?.aborted === true,
-      });
-      this.deps.logger?.warn("anthropic request failed", {
-        provider: this.id,
-        code: error.code,
-        error: error.message,
-      });
-      this.counters.failed(error, builder.usage(), started);
-      yield builder.errorEvent(error);
-    } finally {
-      remote?.close();
+      yield* this.apply(event, builder, tools);
     }
+    if (!stopped) {
+      throw new ClawboxError(
+        "PROVIDER_NETWORK",
+        `${this.id}: response stream ended before message_stop`,
+        {
+          hint: "the connection dropped; try again",
+        },
+      );
+    }
+    return builder.hasToolCalls() ? "toolUse" : stopReason;
   }
 
   private parseEvent(data: string): AnthropicEvent | undefined {
@@ -225,7 +175,7 @@ export class AnthropicProvider implements Provider {
           type: "toolCall" as const,
           id: open.id,
           name: open.name,
-          arguments: this.parseInput(open),
+          arguments: parseToolArguments(this.id, open.name, open.json, "input"),
         };
         builder.addToolCall(call);
         yield { type: "toolcall", toolCall: call };
@@ -234,27 +184,5 @@ export class AnthropicProvider implements Provider {
       default:
         return;
     }
-  }
-
-  private parseInput(open: OpenToolUse): Record<string, unknown> {
-    let value: unknown;
-    try {
-      value = open.json.trim() === "" ? {} : JSON.parse(open.json);
-    } catch {
-      throw new ClawboxError(
-        "PROVIDER_BAD_RESPONSE",
-        `${this.id}: tool call "${open.name}" has malformed JSON input`,
-        {
-          details: { tool: open.name, input: open.json.slice(0, 200) },
-        },
-      );
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new ClawboxError(
-        "PROVIDER_BAD_RESPONSE",
-        `${this.id}: tool call "${open.name}" input is not a JSON object`,
-      );
-    }
-    return value as Record<string, unknown>;
   }
 }

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTinyGguf } from "../../../test/fixtures/tiny-gguf.ts";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
-import type { ProviderEvent, ProviderRequest } from "../provider.ts";
+import { type CollectedStream, collectStream } from "../collect-stream.ts";
+import type { ProviderRequest } from "../provider.ts";
 import { LocalProvider } from "./local-provider.ts";
 
 // The project's own random-weights GGUF: grammar-constrained JSON must still yield a
@@ -37,14 +38,8 @@ const tools = [
   },
 ];
 
-async function finalOf(
-  request: ProviderRequest,
-): Promise<Extract<ProviderEvent, { type: "done" | "error" }>> {
-  let final: Extract<ProviderEvent, { type: "done" | "error" }> | undefined;
-  for await (const event of provider.stream(request))
-    if (event.type === "done" || event.type === "error") final = event;
-  if (!final) throw new Error("stream did not finish");
-  return final;
+async function finalOf(request: ProviderRequest): Promise<CollectedStream["final"]> {
+  return (await collectStream(provider, request)).final;
 }
 
 describe("local provider on the tiny random-weights GGUF", () => {

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
-import type { Provider, ProviderEvent, ProviderRequest } from "../provider.ts";
+import { collectStream } from "../collect-stream.ts";
+import type { ProviderRequest } from "../provider.ts";
 import { LocalProvider } from "./local-provider.ts";
 
 const STORIES = join(import.meta.dirname, "../../../../shared/models/stories260K.gguf");
@@ -20,15 +21,6 @@ const weatherTool = {
   },
 };
 
-async function run(provider: Provider, request: ProviderRequest) {
-  const events: ProviderEvent[] = [];
-  for await (const event of provider.stream(request)) events.push(event);
-  const last = events.at(-1);
-  if (!last || (last.type !== "done" && last.type !== "error"))
-    throw new Error("stream did not finish");
-  return { events, final: last };
-}
-
 function user(text: string): Message {
   return { role: "user", content: text, timestamp: 0 };
 }
@@ -44,7 +36,7 @@ describe.skipIf(!hasStories)("local provider on stories260K", () => {
   afterAll(() => provider.dispose());
 
   it("streams text deltas that add up to the final message", async () => {
-    const { events, final } = await run(provider, {
+    const { events, final } = await collectStream(provider, {
       systemPrompt: "You tell stories.",
       messages: [user("Once upon a time")],
       tools: [],
@@ -68,10 +60,10 @@ describe.skipIf(!hasStories)("local provider on stories260K", () => {
       tools: [],
       sessionId: "reuse",
     });
-    const first = await run(provider, request());
+    const first = await collectStream(provider, request());
     const u1 = first.final.message.usage;
     messages.push(first.final.message, user("And then what happened?"));
-    const second = await run(provider, request());
+    const second = await collectStream(provider, request());
     const u2 = second.final.message.usage;
     const promptBefore = u1.input + u1.cacheRead + u1.output;
     const appended = u2.input + u2.cacheRead - promptBefore;
@@ -83,19 +75,19 @@ describe.skipIf(!hasStories)("local provider on stories260K", () => {
   });
 
   it("keeps a separate cache per session", async () => {
-    const a = await run(provider, {
+    const a = await collectStream(provider, {
       systemPrompt: "A",
       messages: [user("one")],
       tools: [],
       sessionId: "a",
     });
-    const b = await run(provider, {
+    const b = await collectStream(provider, {
       systemPrompt: "B",
       messages: [user("two")],
       tools: [],
       sessionId: "b",
     });
-    const a2 = await run(provider, {
+    const a2 = await collectStream(provider, {
       systemPrompt: "A",
       messages: [user("one"), a.final.message, user("three")],
       tools: [],
@@ -106,7 +98,7 @@ describe.skipIf(!hasStories)("local provider on stories260K", () => {
   });
 
   it("produces a grammar-constrained tool call that parses", async () => {
-    const { events, final } = await run(provider, {
+    const { events, final } = await collectStream(provider, {
       systemPrompt: "You can check the weather.",
       messages: [user("What is the weather in Paris?")],
       tools: [weatherTool],
@@ -132,7 +124,7 @@ describe.skipIf(!hasStories)("local provider on stories260K", () => {
       maxTokens: 8,
       contextSize: 256,
     });
-    const { final } = await run(small, {
+    const { final } = await collectStream(small, {
       systemPrompt: "x",
       messages: [user("word ".repeat(400))],
       tools: [],
@@ -145,15 +137,25 @@ describe.skipIf(!hasStories)("local provider on stories260K", () => {
 });
 
 describe("local provider load failures", () => {
-  it("turns a missing file into MODEL_NOT_FOUND", async () => {
+  /** A provider for `path` (or none configured) and the end of its first turn. */
+  async function firstTurn(path?: string) {
     const provider = new LocalProvider("local", {
       kind: "local",
-      path: "/nonexistent/model.gguf",
+      ...(path !== undefined ? { path } : {}),
       threads: 1,
       temperature: 0,
       maxTokens: 8,
     });
-    const { final } = await run(provider, { systemPrompt: "", messages: [user("hi")], tools: [] });
+    const { final } = await collectStream(provider, {
+      systemPrompt: "",
+      messages: [user("hi")],
+      tools: [],
+    });
+    return { provider, final };
+  }
+
+  it("turns a missing file into MODEL_NOT_FOUND", async () => {
+    const { provider, final } = await firstTurn("/nonexistent/model.gguf");
     expect(final.type === "error" && final.error.code).toBe("MODEL_NOT_FOUND");
     expect(provider.state()).toBe("error");
   });
@@ -162,26 +164,13 @@ describe("local provider load failures", () => {
     const dir = mkdtempSync(join(tmpdir(), "clawbox-local-"));
     const path = join(dir, "bad.gguf");
     writeFileSync(path, Buffer.concat([Buffer.from("GGUF"), Buffer.alloc(60, 0xff)]));
-    const provider = new LocalProvider("local", {
-      kind: "local",
-      path,
-      threads: 1,
-      temperature: 0,
-      maxTokens: 8,
-    });
-    const { final } = await run(provider, { systemPrompt: "", messages: [user("hi")], tools: [] });
+    const { final } = await firstTurn(path);
     expect(final.type === "error" && final.error.code).toBe("MODEL_INVALID");
     expect(final.message.errorMessage).toContain("bad.gguf");
   });
 
   it("names the config key when no model path is set", async () => {
-    const provider = new LocalProvider("local", {
-      kind: "local",
-      threads: 1,
-      temperature: 0,
-      maxTokens: 8,
-    });
-    const { final } = await run(provider, { systemPrompt: "", messages: [user("hi")], tools: [] });
+    const { final } = await firstTurn();
     expect(final.type === "error" && final.error.code).toBe("MODEL_NOT_FOUND");
     expect(final.message.errorMessage).toContain("models.providers.local.path");
   });

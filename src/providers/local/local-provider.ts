@@ -13,6 +13,7 @@ import type { LocalProviderConfig } from "../../config/sections/models.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
 import type { Logger } from "../../system/index.ts";
 import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
+import { failedTurnEvent } from "../failed-turn.ts";
 import type { Provider, ProviderEvent, ProviderRequest, ProviderStats } from "../provider.ts";
 import { ProviderCounters } from "../provider-counters.ts";
 import { assistantKey, type PromptPiece, renderPrompt } from "./chat-prompt.ts";
@@ -133,14 +134,15 @@ export class LocalProvider implements Provider {
       this.counters.succeeded(message.usage, outcome.stopReason, started);
       yield { type: "done", message };
     } catch (thrown) {
-      const error = classifyLocalFailure(thrown);
-      this.deps.logger?.warn("local generation failed", {
+      yield failedTurnEvent({
         provider: this.id,
-        code: error.code,
-        error: error.message,
+        what: "local generation failed",
+        error: classifyLocalFailure(thrown),
+        builder,
+        counters: this.counters,
+        startedAt: started,
+        ...(this.deps.logger ? { logger: this.deps.logger } : {}),
       });
-      this.counters.failed(error, builder.usage(), started);
-      yield builder.errorEvent(error);
     } finally {
       release();
     }

@@ -10,7 +10,8 @@ import {
 } from "../../../test/fakes/openai-server.ts";
 import type { OpenAIProviderConfig } from "../../config/sections/models.ts";
 import { createLogger } from "../../system/index.ts";
-import type { Provider, ProviderEvent, ProviderRequest } from "../provider.ts";
+import { type CollectedStream, collectStream } from "../collect-stream.ts";
+import type { Provider, ProviderRequest } from "../provider.ts";
 import { OpenAIProvider } from "./openai-provider.ts";
 
 const SECRET = "sk-secretkey-abcdef123456";
@@ -43,13 +44,8 @@ const request: ProviderRequest = {
   tools: [],
 };
 
-async function collect(provider: Provider, req: ProviderRequest = request) {
-  const events: ProviderEvent[] = [];
-  for await (const event of provider.stream(req)) events.push(event);
-  const final = events.at(-1);
-  if (!final || (final.type !== "done" && final.type !== "error"))
-    throw new Error("no final event");
-  return { events, final };
+function collect(provider: Provider, req: ProviderRequest = request): Promise<CollectedStream> {
+  return collectStream(provider, req);
 }
 
 function lastAuth(): string | undefined {

@@ -9,22 +9,16 @@ import { randomUUID } from "node:crypto";
 import type { OpenAIProviderConfig } from "../../config/sections/models.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import type { StopReason, ToolCall } from "../../messages/index.ts";
-import type { Logger } from "../../system/index.ts";
-import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
-import { AuthProfiles } from "../auth-profiles.ts";
-import { classifyStreamError, classifyThrown, scrub } from "../classify-error.ts";
-import type { Provider, ProviderEvent, ProviderRequest, ProviderStats } from "../provider.ts";
-import { ProviderCounters } from "../provider-counters.ts";
-import { openRemoteStream, type RemoteStream } from "../remote-stream.ts";
+import type { AssistantMessageBuilder } from "../assistant-message-builder.ts";
+import type { AuthProfile } from "../auth-profiles.ts";
+import { classifyStreamError, scrub } from "../classify-error.ts";
+import type { ProviderEvent, ProviderRequest } from "../provider.ts";
+import { RemoteProvider, type RemoteProviderDeps } from "../remote-provider.ts";
+import type { SseEvent } from "../sse-reader.ts";
+import { parseToolArguments } from "../tool-arguments.ts";
 import { dialectForBaseUrl, type SchemaDialect } from "../tool-schema.ts";
 import { type OpenAIChunk, openaiChunk } from "./openai-chunk.ts";
 import { openaiBody } from "./openai-request.ts";
-
-export interface RemoteProviderDeps {
-  logger?: Logger;
-  fetch?: typeof fetch;
-  now?: () => number;
-}
 
 interface PartialCall {
   id: string;
@@ -32,114 +26,62 @@ interface PartialCall {
   args: string;
 }
 
-export class OpenAIProvider implements Provider {
+export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
   readonly kind = "openai" as const;
-  readonly model: string;
-  private readonly profiles: AuthProfiles;
-  private readonly counters = new ProviderCounters();
+  protected readonly api = "openai-completions";
   private readonly dialect: SchemaDialect;
 
-  constructor(
-    readonly id: string,
-    private readonly config: OpenAIProviderConfig,
-    private readonly deps: RemoteProviderDeps = {},
-  ) {
-    this.model = config.model;
-    this.profiles = new AuthProfiles(config.authProfiles, deps.now);
+  constructor(id: string, config: OpenAIProviderConfig, deps: RemoteProviderDeps = {}) {
+    super(id, config, deps);
     this.dialect =
       !config.flavor || config.flavor === "auto"
         ? dialectForBaseUrl(config.baseUrl)
         : config.flavor;
   }
 
-  async contextWindow(): Promise<number> {
-    return this.config.contextWindow;
+  protected endpoint(): string {
+    return `${this.config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   }
 
-  state(): "ready" {
-    return "ready";
+  protected authHeaders(profile: AuthProfile): Record<string, string> {
+    return profile.apiKey ? { authorization: `Bearer ${profile.apiKey}` } : {};
   }
 
-  stats(): ProviderStats {
-    return this.counters.snapshot({ authProfiles: this.profiles.status() });
+  protected body(request: ProviderRequest): unknown {
+    return openaiBody(request, this.config, this.dialect);
   }
 
-  async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
-    const started = Date.now();
-    const builder = new AssistantMessageBuilder(
-      this.id,
-      this.model,
-      "openai-completions",
-      this.config.cost,
-    );
-    yield { type: "start", model: this.model };
-    let remote: RemoteStream | undefined;
-    try {
-      remote = await openRemoteStream({
-        provider: this.id,
-        url: `${this.config.baseUrl.replace(/\/+$/, "")}/chat/completions`,
-        body: openaiBody(request, this.config, this.dialect),
-        headers: (profile) => ({
-          ...this.config.headers,
-          ...(profile.apiKey ? { authorization: `Bearer ${profile.apiKey}` } : {}),
-        }),
-        profiles: this.profiles,
-        timeoutMs: this.config.timeoutMs,
-        fetch: this.deps.fetch ?? fetch,
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(this.deps.logger ? { logger: this.deps.logger } : {}),
-        ...(this.deps.now ? { now: this.deps.now } : {}),
-      });
-      const calls = new Map<number, PartialCall>();
-      let finish: string | undefined;
-      let sawDone = false;
-      for await (const event of remote.events) {
-        if (event.data.trim() === "[DONE]") {
-          sawDone = true;
-          break;
-        }
-        const chunk = this.parseChunk(event.data);
-        for (const out of this.applyChunk(chunk, builder, calls)) yield out;
-        const reason = chunk.choices?.find((choice) => choice.finish_reason)?.finish_reason;
-        if (reason) finish = reason;
+  protected async *readReply(
+    events: AsyncIterable<SseEvent>,
+    builder: AssistantMessageBuilder,
+  ): AsyncGenerator<ProviderEvent, StopReason> {
+    const calls = new Map<number, PartialCall>();
+    let finish: string | undefined;
+    let sawDone = false;
+    for await (const event of events) {
+      if (event.data.trim() === "[DONE]") {
+        sawDone = true;
+        break;
       }
-      if (!sawDone && finish === undefined) {
-        throw new ClawboxError(
-          "PROVIDER_NETWORK",
-          `${this.id}: response stream ended before the reply was complete`,
-          {
-            hint: "the connection dropped; try again",
-          },
-        );
-      }
-      for (const call of this.finishCalls(calls)) {
-        builder.addToolCall(call);
-        yield { type: "toolcall", toolCall: call };
-      }
-      const stopReason: StopReason = builder.hasToolCalls()
-        ? "toolUse"
-        : finish === "length"
-          ? "length"
-          : "stop";
-      const message = builder.build(stopReason);
-      this.counters.succeeded(message.usage, stopReason, started);
-      yield { type: "done", message };
-    } catch (thrown) {
-      const error = classifyThrown(thrown, {
-        provider: this.id,
-        secrets: this.profiles.secrets(),
-        aborted: request.signal?.aborted === true,
-      });
-      this.deps.logger?.warn("openai request failed", {
-        provider: this.id,
-        code: error.code,
-        error: error.message,
-      });
-      this.counters.failed(error, builder.usage(), started);
-      yield builder.errorEvent(error);
-    } finally {
-      remote?.close();
+      const chunk = this.parseChunk(event.data);
+      for (const out of this.applyChunk(chunk, builder, calls)) yield out;
+      const reason = chunk.choices?.find((choice) => choice.finish_reason)?.finish_reason;
+      if (reason) finish = reason;
     }
+    if (!sawDone && finish === undefined) {
+      throw new ClawboxError(
+        "PROVIDER_NETWORK",
+        `${this.id}: response stream ended before the reply was complete`,
+        {
+          hint: "the connection dropped; try again",
+        },
+      );
+    }
+    for (const call of this.finishCalls(calls)) {
+      builder.addToolCall(call);
+      yield { type: "toolcall", toolCall: call };
+    }
+    return builder.hasToolCalls() ? "toolUse" : finish === "length" ? "length" : "stop";
   }
 
   private parseChunk(data: string): OpenAIChunk {
@@ -209,31 +151,11 @@ export class OpenAIProvider implements Provider {
   private finishCalls(calls: Map<number, PartialCall>): ToolCall[] {
     return [...calls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, call]) => {
-        let args: unknown;
-        try {
-          args = call.args.trim() === "" ? {} : JSON.parse(call.args);
-        } catch {
-          throw new ClawboxError(
-            "PROVIDER_BAD_RESPONSE",
-            `${this.id}: tool call "${call.name}" has malformed JSON arguments`,
-            {
-              details: { tool: call.name, arguments: call.args.slice(0, 200) },
-            },
-          );
-        }
-        if (typeof args !== "object" || args === null || Array.isArray(args)) {
-          throw new ClawboxError(
-            "PROVIDER_BAD_RESPONSE",
-            `${this.id}: tool call "${call.name}" arguments are not a JSON object`,
-          );
-        }
-        return {
-          type: "toolCall" as const,
-          id: call.id || `call_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
-          name: call.name,
-          arguments: args as Record<string, unknown>,
-        };
-      });
+      .map(([, call]) => ({
+        type: "toolCall" as const,
+        id: call.id || `call_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
+        name: call.name,
+        arguments: parseToolArguments(this.id, call.name, call.args, "arguments"),
+      }));
   }
 }
