@@ -42,6 +42,11 @@ export const localProvider = z.object({
   toolCalling: z.enum(["grammar", "off"]).optional(),
   /** Longest string in grammar-constrained tool arguments, in characters (default 256). */
   maxArgChars: z.number().int().min(8).max(1024).optional(),
+  /**
+   * llama.cpp flash attention (default false: on CPU it made stories260K 2-4x slower;
+   * measure your model with `npm run bench -- local-speed` before turning it on).
+   */
+  flashAttention: z.boolean().optional(),
 });
 
 const authProfile = z.object({

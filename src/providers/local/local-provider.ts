@@ -189,7 +189,7 @@ export class LocalProvider implements Provider {
         threads: this.config.threads,
         // node-llama-cpp's default ("auto") turns flash attention on for CPU, which made
         // prompt evaluation ~3x and decoding ~2-4x slower here (npm run bench -- local-speed).
-        flashAttention: false,
+        flashAttention: this.config.flashAttention ?? false,
       });
       return { model, context, sessions: new SessionSequences(context, sessions) };
     } catch (error) {
