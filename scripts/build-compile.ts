@@ -52,6 +52,10 @@ const result = await Bun.build({
   sourcemap: "none",
   // Precompiled bytecode: startup skips parsing the bundle (about half of boot time).
   bytecode: true,
+  // Code splitting: every dynamically imported module (commands, MCP SDK, memory's
+  // embedder, ...) becomes its own chunk inside the binary, loaded only when imported.
+  // Without it the whole bundle's bytecode is loaded at start: 47.7 → 43.4 MB RSS at READY.
+  splitting: true,
   format: "esm",
   plugins: [
     {
