@@ -67,7 +67,7 @@ out=$(cd / && "$binary" --version 2>&1)
 
 if [ -f "$model" ]; then
   cat >"$work/home/clawbox.json" <<JSON
-{ "models": { "providers": { "local": { "kind": "local", "path": "$model", "threads": 1, "maxTokens": 8, "contextSize": 2048, "temperature": 0 } } } }
+{ "models": { "providers": { "local": { "kind": "local", "path": "$model", "threads": 1, "maxTokens": 8, "contextSize": 2048, "temperature": 0, "toolCalling": "off" } } } }
 JSON
 else
   echo "smoke-arm64: $model missing: the chat check is skipped"

@@ -260,6 +260,18 @@ export function createAgent(deps: AgentDeps): Agent {
       };
     }
     const cleaned = cleanOutput(messageText(loop.final));
+    if (!cleaned.text && !cleaned.silent && loop.final.stopReason === "length") {
+      // Out of reply tokens before any words (e.g. inside a grammar-constrained tool call).
+      const message = `The model ran out of reply tokens before answering (raise models.providers.${loop.provider?.id ?? config.models.primary}.maxTokens).`;
+      logger.warn("empty reply: stopped at the token limit", { sessionKey: session.sessionKey });
+      return {
+        ...base,
+        reply: message,
+        silent: false,
+        message: loop.final,
+        error: { code: "PROVIDER_BAD_RESPONSE", message },
+      };
+    }
     return { ...base, reply: cleaned.text, silent: cleaned.silent, message: loop.final };
   }
 
