@@ -106,17 +106,7 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
         hint: "set models.primary and models.providers in clawbox.json",
       },
     );
-    const message: AssistantMessage = {
-      role: "assistant",
-      content: [],
-      provider: input.config.models.primary,
-      model: "none",
-      usage: emptyUsage(),
-      stopReason: "error",
-      errorMessage: error.message,
-      timestamp: Date.now(),
-    };
-    return { message, error, thinkingLevel };
+    return { message: blank(input, error.message), error, thinkingLevel };
   }
   for (const provider of input.chain) {
     let overflowRetries = 0;
@@ -208,10 +198,11 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       break;
     }
   }
-  return last ?? { message: blank(input), thinkingLevel };
+  return last ?? { message: blank(input, "no model answered"), thinkingLevel };
 }
 
-function blank(input: ModelCallInput): AssistantMessage {
+/** An empty failed assistant message, stored when no model produced one. */
+function blank(input: ModelCallInput, errorMessage: string): AssistantMessage {
   return {
     role: "assistant",
     content: [],
@@ -219,7 +210,7 @@ function blank(input: ModelCallInput): AssistantMessage {
     model: "none",
     usage: emptyUsage(),
     stopReason: "error",
-    errorMessage: "no model answered",
+    errorMessage,
     timestamp: Date.now(),
   };
 }

@@ -3,26 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeTinyGguf } from "../../../test/fixtures/tiny-gguf.ts";
-import { main } from "../main.ts";
+import { runCli } from "../../../test/support/run-cli.ts";
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: {
-      write: (t) => {
-        stdout += t;
-      },
-    },
-    stderr: {
-      write: (t) => {
-        stderr += t;
-      },
-    },
-    env: { PATH: process.env.PATH ?? "" },
-  });
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]) => runCli(args, { PATH: process.env.PATH ?? "" });
 
 describe("clawbox context", () => {
   it("prints the report as one JSON object on a fresh home", async () => {
