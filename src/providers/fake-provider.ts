@@ -26,6 +26,8 @@ export interface FakeStep {
   usage?: Partial<Usage>;
   /** Split text into deltas of this many characters (default 4). */
   chunkSize?: number;
+  /** Final stop reason (default "toolUse" with tool calls, else "stop"), e.g. "length". */
+  stopReason?: "stop" | "length" | "toolUse";
   /** Milliseconds between deltas. */
   delayMs?: number;
 }
@@ -158,7 +160,7 @@ export function createFakeProvider(options: FakeProviderOptions): FakeProvider {
       return;
     }
     finish();
-    message.stopReason = step.toolCalls?.length ? "toolUse" : "stop";
+    message.stopReason = step.stopReason ?? (step.toolCalls?.length ? "toolUse" : "stop");
     yield { type: "done", message };
   }
 

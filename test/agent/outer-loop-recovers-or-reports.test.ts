@@ -187,3 +187,17 @@ describe("outer loop", () => {
     expect(last?.role === "assistant" && last.stopReason).toBe("aborted");
   });
 });
+
+describe("a reply cut at the token limit before any words", () => {
+  it("is reported in plain words naming the setting, not delivered as an empty reply", async () => {
+    const fake = createFakeProvider({ id: "fake", script: [{ text: "", stopReason: "length" }] });
+    harness = createHarness({ providers: { fake } });
+    const result = await harness.agent.chat(ownerRequest("hello"));
+    expect(result.error?.code).toBe("PROVIDER_BAD_RESPONSE");
+    expect(result.reply).toContain("models.providers.fake.maxTokens");
+    expect(harness.messages("agent:main:cli:direct:owner").at(-1)).toMatchObject({
+      role: "assistant",
+      stopReason: "length",
+    });
+  });
+});
