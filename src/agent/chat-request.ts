@@ -1,20 +1,17 @@
 /** What a caller (CLI, HTTP, channel, cron) asks of the agent, and what it gets back. */
-import type { RunKind } from "../context/context-engine.ts";
+import type { DynamicContext, RunKind } from "../context/context-engine.ts";
 import type { AssistantMessage, ImageContent } from "../messages/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 
-export interface ChatRequest {
+/**
+ * The per-turn facts (channel, sender, chat type, group, message id, reply target) are
+ * the context engine's DynamicContext, minus what the agent fills in (time, time zone).
+ * `senderId` is channel-qualified ("cli", "qq:OPENID"); owners come from `agent.owners`.
+ */
+export interface ChatRequest extends Omit<DynamicContext, "now" | "timezone"> {
   sessionKey: string;
   text: string;
   images?: ImageContent[];
-  channel: string;
-  /** Channel-qualified sender id ("cli", "qq:OPENID"); owners come from `agent.owners`. */
-  senderId?: string;
-  senderName?: string;
-  chatType: "direct" | "group" | "system";
-  groupId?: string;
-  messageId?: string;
-  replyTo?: string;
   runKind?: RunKind;
   /** "required" makes the run's first model call call a tool (later calls are "auto"). */
   toolChoice?: "auto" | "required";
