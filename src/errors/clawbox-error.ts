@@ -33,6 +33,7 @@ export type ErrorCode =
   | "HTTP_BAD_REQUEST"
   | "ABORTED"
   | "NATIVE_MODULE_MISSING"
+  | "MEDIA_INVALID"
   | "INTERNAL";
 
 export interface ClawboxErrorOptions {

@@ -1,4 +1,9 @@
 export {
+  type BoundedProcessOptions,
+  type BoundedProcessResult,
+  runBoundedProcess,
+} from "./bounded-process.ts";
+export {
   createLogger,
   type Logger,
   type LoggerOptions,
