@@ -48,9 +48,7 @@ describe("scaling images to JPEG", () => {
 
   it("a small transparent PNG keeps its size and gets a white background", async () => {
     const { Jimp } = await import("jimp");
-    const png = await new Jimp({ width: 40, height: 30, color: 0x00000000 }).getBuffer(
-      "image/png",
-    );
+    const png = await new Jimp({ width: 40, height: 30, color: 0x00000000 }).getBuffer("image/png");
     const out = await scaleImageToJpeg(png, { maxSide: 1200 });
     expect([out.width, out.height]).toEqual([40, 30]);
     const decoded = await Jimp.fromBuffer(out.data);
@@ -70,7 +68,10 @@ describe("scaling images to JPEG", () => {
   it("an HTML error page is refused as not an image", async () => {
     const html = Buffer.from("<!DOCTYPE html><html><body>401 Unauthorized</body></html>");
     expect(sniffImageType(html)).toBeUndefined();
-    await expectInvalid(scaleImageToJpeg(html, { label: "camera porch" }), /camera porch: not an image \(an HTML page\)/);
+    await expectInvalid(
+      scaleImageToJpeg(html, { label: "camera porch" }),
+      /camera porch: not an image \(an HTML page\)/,
+    );
   });
 
   it("input over the byte cap is refused before decoding", async () => {
