@@ -12,8 +12,9 @@
  * to DREAMS.md.
  */
 import type { Database } from "bun:sqlite";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../system/index.ts";
 import { DREAMS_FILE, findMemoryFile } from "./memory-files.ts";
 
 export interface DreamThresholds {
@@ -146,29 +147,34 @@ export function dream(
   const existing = existsSync(memoryPath) ? readFileSync(memoryPath, "utf8") : "";
   const present = new Set(existing.split("\n").map(normalizeLine).filter(Boolean));
   const promotedLines: string[] = [];
-  for (const c of candidates) {
-    if (!c.promoted) continue;
-    const fresh = c.lines.filter((l) => {
-      const key = normalizeLine(l);
-      if (!key || present.has(key)) return false;
-      present.add(key);
-      return true;
-    });
-    promotedLines.push(...fresh);
-    c.decision = fresh.length > 0 ? `promoted ${fresh.length} line(s)` : "already in MEMORY.md";
-    db.run(
-      "INSERT OR REPLACE INTO memory_promotions(chunk_id, promoted_at, score, line) VALUES (?, ?, ?, ?)",
-      [c.chunkId, now, c.score, fresh.join("\n")],
-    );
-  }
-  if (promotedLines.length > 0) {
-    let text = existing;
-    if (text !== "" && !text.endsWith("\n")) text += "\n";
-    if (!text.includes(PROMOTED_HEADING))
-      text += `${text === "" ? "" : "\n"}${PROMOTED_HEADING}\n\n`;
-    text += `${promotedLines.map((l) => `- ${l}`).join("\n")}\n`;
-    writeFileSync(memoryPath, text);
-  }
+  // Promotions are recorded and MEMORY.md replaced in one transaction: when the file
+  // cannot be written (full card, power cut) the rows roll back and the next pass retries.
+  db.transaction(() => {
+    for (const c of candidates) {
+      if (!c.promoted) continue;
+      const fresh = c.lines.filter((l) => {
+        const key = normalizeLine(l);
+        if (!key || present.has(key)) return false;
+        present.add(key);
+        return true;
+      });
+      promotedLines.push(...fresh);
+      c.decision = fresh.length > 0 ? `promoted ${fresh.length} line(s)` : "already in MEMORY.md";
+      db.run(
+        "INSERT OR REPLACE INTO memory_promotions(chunk_id, promoted_at, score, line) VALUES (?, ?, ?, ?)",
+        [c.chunkId, now, c.score, fresh.join("\n")],
+      );
+    }
+    if (promotedLines.length > 0) {
+      let text = existing;
+      if (text !== "" && !text.endsWith("\n")) text += "\n";
+      if (!text.includes(PROMOTED_HEADING))
+        text += `${text === "" ? "" : "\n"}${PROMOTED_HEADING}\n\n`;
+      text += `${promotedLines.map((l) => `- ${l}`).join("\n")}\n`;
+      mkdirSync(workspace, { recursive: true });
+      writeFileAtomic(memoryPath, text);
+    }
+  })();
   const diary = [
     `\n## Dream ${fmtDate(now)} UTC`,
     "",
@@ -182,6 +188,7 @@ export function dream(
     "",
   ].join("\n");
   const dreamsPath = join(workspace, DREAMS_FILE);
+  mkdirSync(workspace, { recursive: true });
   if (!existsSync(dreamsPath))
     writeFileSync(
       dreamsPath,

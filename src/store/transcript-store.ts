@@ -95,6 +95,26 @@ export class TranscriptStore {
     return entry;
   }
 
+  /**
+   * Appends a compaction entry and counts it on the session in one transaction: a
+   * crash or failed write never leaves a summary the count does not know about
+   * (which would re-run the pre-compaction memory flush) or a count without its entry.
+   */
+  appendCompaction(
+    sessionId: string,
+    input: Omit<CompactionEntry, "id" | "parentId" | "timestamp" | "type">,
+  ): CompactionEntry {
+    let entry!: CompactionEntry;
+    this.db.transaction(() => {
+      entry = this.append(sessionId, { type: "compaction", ...input }) as CompactionEntry;
+      this.db.run(
+        "UPDATE sessions SET compaction_count = compaction_count + 1, updated_at = ? WHERE session_id = ?",
+        [Date.now(), sessionId],
+      );
+    })();
+    return entry;
+  }
+
   /** Inserts an entry exactly as given (import). Does not move the leaf. */
   insertRaw(sessionId: string, entry: TranscriptEntry): void {
     const seq = (this.nextSeqStmt.get(sessionId) as { seq: number }).seq;

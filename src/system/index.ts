@@ -1,3 +1,4 @@
+export { type AtomicWriteOptions, writeFileAtomic } from "./atomic-write.ts";
 export {
   type BoundedProcessOptions,
   type BoundedProcessResult,

@@ -146,8 +146,7 @@ export async function compactSession(
     message: { role: "user", content: result.summary, timestamp: 0 },
   });
   const tokensAfter = keptTokens + summaryTokens + deps.fixedTokens(sessionId);
-  const entry = deps.store.transcript.append(sessionId, {
-    type: "compaction",
+  const entry = deps.store.transcript.appendCompaction(sessionId, {
     summary: result.summary,
     firstKeptEntryId: firstKept.entryId,
     tokensBefore,
@@ -160,8 +159,6 @@ export async function compactSession(
       errors: result.errors,
     },
   });
-  const fresh = deps.store.sessions.require(sessionId);
-  deps.store.sessions.update(sessionId, { compactionCount: fresh.compactionCount + 1 });
   emit(
     input,
     {

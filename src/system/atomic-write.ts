@@ -1,0 +1,64 @@
+/**
+ * Crash-safe file replacement for an SD card: write a temp file beside the target,
+ * fsync it, rename it over the target, fsync the folder. A reader (or the next boot
+ * after a power cut) sees either the old file or the new one, never a torn mix; a
+ * failed write leaves the old file untouched and removes the temp file.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+export interface AtomicWriteOptions {
+  /** File mode for a new file; an existing file keeps its mode. Default 0o644. */
+  mode?: number;
+}
+
+function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename itself is still atomic.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Replaces `path` with `data` atomically and durably. Throws the underlying fs error. */
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): void {
+  const dir = dirname(path);
+  let mode = options.mode ?? 0o644;
+  try {
+    mode = statSync(path).mode & 0o7777;
+  } catch {
+    // New file: the given or default mode.
+  }
+  const temp = join(
+    dir,
+    `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`,
+  );
+  const fd = openSync(temp, "wx", mode);
+  try {
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    let offset = 0;
+    while (offset < bytes.length) {
+      offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    }
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectory(dir);
+}
