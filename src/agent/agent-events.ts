@@ -3,7 +3,7 @@
  * through `ChatRequest.onEvent`, which must not throw; the agent catches and logs
  * anything it throws so a broken consumer never breaks a run.
  */
-import type { CompactionEvent } from "../context/context-engine.ts";
+import type { CompactionEvent } from "../context/index.ts";
 import type { AssistantMessage, Message, ToolResultMessage } from "../messages/index.ts";
 
 export type AssistantStreamEvent =

@@ -7,20 +7,15 @@
  * assistant message; on final failure it carries `stopReason: "error"`.
  */
 import type { ClawboxConfig } from "../config/index.ts";
-import type {
-  AssembledContext,
-  ContextEngine,
-  DynamicContext,
-  RunKind,
-} from "../context/context-engine.ts";
-import { ClawboxError } from "../errors/index.ts";
 import {
-  type AssistantMessage,
-  emptyUsage,
-  type Message,
-  messageText,
-  type UserMessage,
-} from "../messages/index.ts";
+  type AssembledContext,
+  type ContextEngine,
+  type DynamicContext,
+  estimatePromptTokens,
+  type RunKind,
+} from "../context/index.ts";
+import { ClawboxError } from "../errors/index.ts";
+import { type AssistantMessage, emptyUsage, type UserMessage } from "../messages/index.ts";
 import type { Provider, ThinkingLevel, ToolDefinition } from "../providers/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
@@ -68,12 +63,6 @@ export interface ModelCallResult {
   error?: ClawboxError;
   /** Thinking level that worked (the caller keeps it for the next turns). */
   thinkingLevel: ThinkingLevel;
-}
-
-function estimateTokens(context: AssembledContext): number {
-  let chars = context.systemPrompt.length;
-  for (const message of context.messages) chars += messageText(message as Message).length;
-  return Math.ceil(chars / 3.5);
 }
 
 /** True when the error says the model does not take this thinking/reasoning level. */
@@ -178,7 +167,8 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
         !input.housekeeping &&
         timeoutRetries < MAX_TIMEOUT_RETRIES
       ) {
-        const usage = estimateTokens(context) / Math.max(1, await provider.contextWindow());
+        const estimate = estimatePromptTokens(context.systemPrompt, context.messages);
+        const usage = estimate / Math.max(1, await provider.contextWindow());
         if (usage > TIMEOUT_COMPACT_USAGE) {
           timeoutRetries++;
           input.logger.warn("timeout with a full context: compacting and retrying", {

@@ -1,5 +1,5 @@
 /** What a caller (CLI, HTTP, channel, cron) asks of the agent, and what it gets back. */
-import type { DynamicContext, RunKind } from "../context/context-engine.ts";
+import type { DynamicContext, RunKind } from "../context/index.ts";
 import type { AssistantMessage, ImageContent } from "../messages/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 

@@ -7,7 +7,7 @@
  * throwing `onEvent` never breaks a run.
  */
 import type { ClawboxConfig } from "../config/index.ts";
-import type { ContextEngine } from "../context/context-engine.ts";
+import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
 import { emptyUsage, messageText } from "../messages/index.ts";

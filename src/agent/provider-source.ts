@@ -1,15 +1,15 @@
 /**
  * Where the agent gets its model providers: given by the caller (tests, the composition
- * root) as a map, a lookup function or a ProviderRegistry, or built lazily from the
+ * root) as a map or a lookup function, or built lazily from the
  * config by the providers area's `createProvider` on first use, so startup never loads
  * a model.
  */
 import type { ClawboxConfig } from "../config/index.ts";
-import { createProvider, type Provider, ProviderRegistry } from "../providers/index.ts";
+import { createProvider, type Provider } from "../providers/index.ts";
 import type { Logger } from "../system/index.ts";
 
 export type ProviderLookup = (id: string) => Provider | undefined;
-export type ProviderSource = Record<string, Provider> | ProviderLookup | ProviderRegistry;
+export type ProviderSource = Record<string, Provider> | ProviderLookup;
 
 export interface ProviderCache {
   get(id: string): Provider | undefined;
@@ -25,7 +25,6 @@ function lookupOf(
   logger: Logger,
 ): ProviderLookup {
   if (typeof source === "function") return source;
-  if (source instanceof ProviderRegistry) return (id) => source.get(id);
   if (source) return (id) => source[id];
   return (id) => {
     const entry = config.models.providers[id];

@@ -7,7 +7,7 @@
  * an abort or failure at any point leaves a consistent transcript.
  */
 import type { ClawboxConfig } from "../config/index.ts";
-import type { ContextEngine, DynamicContext, RunKind } from "../context/context-engine.ts";
+import type { ContextEngine, DynamicContext, RunKind } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import {
   type AssistantMessage,
@@ -17,7 +17,13 @@ import {
   type ToolResultMessage,
   type UserMessage,
 } from "../messages/index.ts";
-import type { Provider, ThinkingLevel, ToolDefinition } from "../providers/index.ts";
+import {
+  type CostPerMillion,
+  type Provider,
+  type ThinkingLevel,
+  type ToolDefinition,
+  withCost,
+} from "../providers/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { AgentTool, ToolContext } from "../tools/index.ts";
@@ -25,7 +31,6 @@ import type { EmitEvent } from "./agent-events.ts";
 import { callModel } from "./call-model.ts";
 import type { ChatRequest } from "./chat-request.ts";
 import { executeTools } from "./execute-tools.ts";
-import { pricesFor, withCost } from "./usage-cost.ts";
 
 export interface RunLoopInput {
   runId: string;
@@ -227,4 +232,10 @@ function errorMessage(input: RunLoopInput, error: ClawboxError): AssistantMessag
     errorMessage: error.message,
     timestamp: Date.now(),
   };
+}
+
+/** The prices `models.providers.<id>.cost` names, if any (local providers have none). */
+function pricesFor(config: ClawboxConfig, providerId: string): CostPerMillion | undefined {
+  const provider = config.models.providers[providerId];
+  return provider && "cost" in provider ? provider.cost : undefined;
 }

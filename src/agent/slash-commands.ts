@@ -4,7 +4,7 @@
  * reach the model and never add entries to the transcript (except what /compact's
  * engine writes).
  */
-import type { ContextEngine } from "../context/context-engine.ts";
+import type { ContextEngine } from "../context/index.ts";
 import { toClawboxError } from "../errors/index.ts";
 import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";

@@ -1,8 +1,8 @@
 import { rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type Fixture, makeFixture } from "../../test/fixtures/engine-fixture.ts";
 import { readWorkspaceState } from "../workspace/index.ts";
-import { type Fixture, makeFixture } from "./engine-fixture.test-helper.ts";
 
 let fx: Fixture;
 afterEach(() => fx?.close());

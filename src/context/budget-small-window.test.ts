@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type Fixture, makeFixture } from "../../test/fixtures/engine-fixture.ts";
 import type { ToolDefinition } from "../providers/index.ts";
 import { budgetCaps } from "./budget-planner.ts";
-import { type Fixture, makeFixture } from "./engine-fixture.test-helper.ts";
 import { estimateTokens } from "./token-counter.ts";
 
 let fx: Fixture;

@@ -6,11 +6,11 @@
  * must be cut in whole turns, and the system prompt must not change with history length.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { type Fixture, makeFixture } from "../../test/fixtures/engine-fixture.ts";
 import type { AssistantMessage, Message } from "../messages/index.ts";
 import type { Provider } from "../providers/index.ts";
 import { renderPrompt } from "../providers/local/chat-prompt.ts";
 import type { AssembledContext } from "./context-engine.ts";
-import { type Fixture, makeFixture } from "./engine-fixture.test-helper.ts";
 
 let fx: Fixture;
 afterEach(() => fx?.close());

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { makeFixture } from "../../test/fixtures/engine-fixture.ts";
 import type { Message } from "../messages/index.ts";
 import type { ProviderRequest } from "../providers/index.ts";
 import type { CompactionEvent } from "./context-engine.ts";
-import { makeFixture } from "./engine-fixture.test-helper.ts";
 
 const UUID = "3f2b8c1e-9a4d-4e7b-8c2f-1d6e5a9b0c7d";
 const URL = "https://ha.example.lan:8123/api/services/light/turn_on";

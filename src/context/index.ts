@@ -29,4 +29,10 @@ export {
   type SessionChatType,
   type SessionKeyParts,
 } from "./session-keys.ts";
-export { createTokenCounter, estimateTokens, type TokenCounter } from "./token-counter.ts";
+export {
+  createTokenCounter,
+  estimateMessageTokens,
+  estimatePromptTokens,
+  estimateTokens,
+  type TokenCounter,
+} from "./token-counter.ts";

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Fixture, makeFixture } from "./engine-fixture.test-helper.ts";
+import { type Fixture, makeFixture } from "../../test/fixtures/engine-fixture.ts";
 
 let fx: Fixture;
 afterEach(() => fx?.close());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { makeFixture } from "../../test/fixtures/engine-fixture.ts";
 import { exportSessionJsonl, importSessionJsonl } from "../store/index.ts";
-import { makeFixture } from "./engine-fixture.test-helper.ts";
 
 const lines = [
   {

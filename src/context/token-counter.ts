@@ -39,6 +39,19 @@ export function messageCountingText(message: Message): { text: string; images: n
 export const estimateTokens = (text: string): number =>
   Math.ceil(estimateTextTokens(text) * ESTIMATE_SAFETY_MARGIN);
 
+/** Estimated tokens of one message (no tokenizer): the same rule `countMessage` falls back to. */
+export function estimateMessageTokens(message: Message): number {
+  const { text, images } = messageCountingText(message);
+  return estimateTokens(text) + images * IMAGE_TOKENS + MESSAGE_OVERHEAD_TOKENS;
+}
+
+/** Estimated tokens of a whole prompt: system prompt plus messages. */
+export function estimatePromptTokens(systemPrompt: string, messages: readonly Message[]): number {
+  let total = estimateTokens(systemPrompt);
+  for (const message of messages) total += estimateMessageTokens(message);
+  return total;
+}
+
 /**
  * A counter for one model. Probes the provider's tokenizer once; if it answers
  * undefined (model not loaded) the counter falls back to estimates for its lifetime.

@@ -9,6 +9,7 @@ export {
   isOverflowText,
   isRateLimitText,
 } from "./classify-error.ts";
+export { createProvider, type ProviderDeps } from "./create-provider.ts";
 export { failureMessage } from "./failure-message.ts";
 export {
   createFakeProvider,
@@ -29,7 +30,6 @@ export type {
   ThinkingLevel,
   ToolDefinition,
 } from "./provider.ts";
-export { createProvider, type ProviderDeps, ProviderRegistry } from "./provider-registry.ts";
 export { RemoteProvider, type RemoteProviderDeps } from "./remote-provider.ts";
 export { normalizeToolSchema, type SchemaDialect } from "./tool-schema.ts";
-export { type CostPerMillion, computeCost, makeUsage } from "./usage-cost.ts";
+export { type CostPerMillion, computeCost, makeUsage, withCost } from "./usage-cost.ts";

@@ -4,7 +4,7 @@
  * (keys scrubbed). A subclass supplies only what differs per API: its endpoint, auth
  * headers and request body, and how its SSE events map onto provider events.
  */
-import type { AnthropicProviderConfig, OpenAIProviderConfig } from "../config/sections/models.ts";
+import type { AnthropicProviderConfig, OpenAIProviderConfig } from "../config/index.ts";
 import type { StopReason } from "../messages/index.ts";
 import type { Logger } from "../system/index.ts";
 import { AssistantMessageBuilder } from "./assistant-message-builder.ts";

@@ -1,6 +1,8 @@
 /**
- * Usage accounting: every assistant message carries token counts and, when the provider
- * config names prices, their cost. Prices are per million tokens, per class.
+ * Usage accounting, the one place cost is computed: every assistant message carries
+ * token counts and, when the provider config names prices, their cost. Prices are per
+ * million tokens, per class. Providers price their own messages; the agent re-prices
+ * whatever reaches the transcript with `withCost` (any provider, e.g. a test double).
  */
 import type { Cost, Usage } from "../messages/index.ts";
 
@@ -35,4 +37,10 @@ export function computeCost(usage: Usage, prices?: CostPerMillion): Cost {
   const cacheRead = (usage.cacheRead * p.cacheRead) / 1e6;
   const cacheWrite = (usage.cacheWrite * p.cacheWrite) / 1e6;
   return { input, output, cacheRead, cacheWrite, total: input + output + cacheRead + cacheWrite };
+}
+
+/** `usage` with `cost` from `prices`; without prices a cost the provider set is kept. */
+export function withCost(usage: Usage, prices: CostPerMillion | undefined): Usage {
+  if (!prices && usage.cost) return usage;
+  return { ...usage, cost: computeCost(usage, prices) };
 }

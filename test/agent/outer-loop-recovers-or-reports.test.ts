@@ -141,6 +141,25 @@ describe("outer loop", () => {
     expect((harness.engine as TestContextEngine).compactions).toHaveLength(0);
   });
 
+  it("a timeout with a context 65% full of Chinese text compacts (the CJK-aware estimate counts it)", async () => {
+    // 2000 Han characters are ~3500 tokens by the context area's estimator (1.45 x 1.2
+    // each), over 65% of 4096; a chars/3.5 rule sees 571 and would never compact.
+    const chinese = "我们今天去公园散步看花".repeat(200);
+    const fake = createFakeProvider({
+      contextWindow: 4096,
+      script: [
+        { error: { code: "PROVIDER_TIMEOUT", message: "timed out" } },
+        { text: "after compaction" },
+      ],
+    });
+    harness = createHarness({ providers: { fake } });
+    const result = await harness.agent.chat(request(chinese));
+    expect(result.reply).toBe("after compaction");
+    expect((harness.engine as TestContextEngine).compactions.map((c) => c.reason)).toEqual([
+      "timeout",
+    ]);
+  });
+
   it("steps the thinking level down when the model rejects it", async () => {
     const fake = createFakeProvider({
       script: (req) =>

@@ -6,7 +6,7 @@
  * event, a stream cut before message_stop, or malformed tool input end as classified
  * errors.
  */
-import type { AnthropicProviderConfig } from "../../config/sections/models.ts";
+import type { AnthropicProviderConfig } from "../../config/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import type { StopReason } from "../../messages/index.ts";
 import type { AssistantMessageBuilder } from "../assistant-message-builder.ts";

@@ -5,7 +5,7 @@
  * Tool results become `tool_result` blocks in user turns; consecutive same-role turns
  * are merged because the API requires alternation. Tool-call ids are made API-safe.
  */
-import type { AnthropicProviderConfig } from "../../config/sections/models.ts";
+import type { AnthropicProviderConfig } from "../../config/index.ts";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
 import type { ProviderRequest, ThinkingLevel } from "../provider.ts";
 import { normalizeToolSchema } from "../tool-schema.ts";

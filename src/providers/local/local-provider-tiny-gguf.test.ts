@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTinyGguf } from "../../../test/fixtures/tiny-gguf.ts";
+import { type CollectedStream, collectStream } from "../../../test/support/collect-stream.ts";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
-import { type CollectedStream, collectStream } from "../collect-stream.ts";
 import type { ProviderRequest } from "../provider.ts";
 import { LocalProvider } from "./local-provider.ts";
 

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { collectStream } from "../../../test/support/collect-stream.ts";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
-import { collectStream } from "../collect-stream.ts";
 import type { ProviderRequest } from "../provider.ts";
 import { LocalProvider } from "./local-provider.ts";
 

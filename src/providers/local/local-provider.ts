@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
-import type { LocalProviderConfig } from "../../config/sections/models.ts";
+import type { LocalProviderConfig } from "../../config/index.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
 import type { Logger } from "../../system/index.ts";
 import { AssistantMessageBuilder } from "../assistant-message-builder.ts";

@@ -8,9 +8,9 @@ import {
   type ScriptedServer,
   startFakeOpenAI,
 } from "../../../test/fakes/openai-server.ts";
-import type { OpenAIProviderConfig } from "../../config/sections/models.ts";
+import { type CollectedStream, collectStream } from "../../../test/support/collect-stream.ts";
+import type { OpenAIProviderConfig } from "../../config/index.ts";
 import { createLogger } from "../../system/index.ts";
-import { type CollectedStream, collectStream } from "../collect-stream.ts";
 import type { Provider, ProviderRequest } from "../provider.ts";
 import { OpenAIProvider } from "./openai-provider.ts";
 

@@ -6,7 +6,7 @@
  * finish reason, or a tool call whose arguments are not JSON, ends as a classified error.
  */
 import { randomUUID } from "node:crypto";
-import type { OpenAIProviderConfig } from "../../config/sections/models.ts";
+import type { OpenAIProviderConfig } from "../../config/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import type { StopReason, ToolCall } from "../../messages/index.ts";
 import type { AssistantMessageBuilder } from "../assistant-message-builder.ts";

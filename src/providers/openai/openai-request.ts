@@ -3,7 +3,7 @@
  * the first message, tool calls with JSON-string arguments, tool results as `tool`
  * messages, images as data URLs, and usage requested in the stream.
  */
-import type { OpenAIProviderConfig } from "../../config/sections/models.ts";
+import type { OpenAIProviderConfig } from "../../config/index.ts";
 import type { Message } from "../../messages/index.ts";
 import type { ProviderRequest } from "../provider.ts";
 import { normalizeToolSchema, type SchemaDialect } from "../tool-schema.ts";

@@ -2,7 +2,7 @@
  * Drains a provider stream into its events and the final done/error event. Used by the
  * provider tests, which all need the whole stream and a guaranteed final event.
  */
-import type { Provider, ProviderEvent, ProviderRequest } from "./provider.ts";
+import type { Provider, ProviderEvent, ProviderRequest } from "../../src/providers/index.ts";
 
 export interface CollectedStream {
   events: ProviderEvent[];
