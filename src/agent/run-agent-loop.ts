@@ -85,6 +85,8 @@ export function dynamicContextOf(request: ChatRequest, config: ClawboxConfig): D
     groupId: request.groupId,
     messageId: request.messageId,
     replyTo: request.replyTo,
+    receivedAt: request.receivedAt,
+    capabilities: request.capabilities,
     now: Date.now(),
     timezone: config.agent.timezone,
   };

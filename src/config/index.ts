@@ -10,6 +10,7 @@ export {
 } from "./load-config.ts";
 export { type ClawboxConfig, configSchema } from "./schema.ts";
 export type { AgentConfig } from "./sections/agent.ts";
+export type { ChannelsConfig, QqChannelConfig } from "./sections/channels.ts";
 export type { ContextConfig } from "./sections/context.ts";
 export type { MemoryConfig } from "./sections/memory.ts";
 export type {

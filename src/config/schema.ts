@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { agentSection } from "./sections/agent.ts";
+import { channelsSection } from "./sections/channels.ts";
 import { contextSection } from "./sections/context.ts";
 import { memorySection } from "./sections/memory.ts";
 import { modelsSection } from "./sections/models.ts";
@@ -20,6 +21,7 @@ export const configSchema = z.object({
   tools: toolsSection,
   context: contextSection,
   memory: memorySection,
+  channels: channelsSection,
   log: logSection,
 });
 

@@ -22,6 +22,10 @@ export interface DynamicContext {
   groupId?: string;
   messageId?: string;
   replyTo?: string;
+  /** When the channel received the message, ms since epoch. */
+  receivedAt?: number;
+  /** What the channel can show (e.g. "plain text, max 2000 chars, up to 5 messages"). */
+  capabilities?: string;
   /** ms since epoch */
   now: number;
   timezone?: string;

@@ -12,6 +12,10 @@ export interface TurnFacts {
   groupId?: string;
   messageId?: string;
   replyTo?: string;
+  /** When the channel received the message, ms since epoch. */
+  receivedAt?: number;
+  /** What the channel can show (e.g. "plain text, max 2000 chars, up to 5 messages"). */
+  capabilities?: string;
   /** ms since epoch */
   now: number;
   timezone?: string;
@@ -46,6 +50,8 @@ function factLines(facts: TurnFacts): string[] {
     ...(sender ? [`sender: ${sender}`] : []),
     ...(facts.messageId ? [`message_id: ${facts.messageId}`] : []),
     ...(facts.replyTo ? [`reply_to: ${facts.replyTo}`] : []),
+    ...(facts.receivedAt !== undefined ? [`received_ms: ${facts.receivedAt}`] : []),
+    ...(facts.capabilities ? [`channel_can: ${facts.capabilities}`] : []),
     `time: ${formatTurnTime(facts.now, facts.timezone)}`,
   ];
 }

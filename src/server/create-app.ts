@@ -22,6 +22,14 @@ export interface AppDeps {
   token?: string;
   logger: Logger;
   agentId: string;
+  /** Channel status for /health and the webhook routes (`POST /channels/<id>/webhook`). */
+  channels?: ChannelRoutes;
+}
+
+export interface ChannelRoutes {
+  status(): unknown[];
+  /** undefined when that channel takes no webhooks (not enabled, or still starting). */
+  webhook(channel: string, request: Request): Promise<Response> | undefined;
 }
 
 const chatBody = z.object({
@@ -65,8 +73,43 @@ export function createApp(deps: AppDeps): Hono {
       uptimeMs: Date.now() - deps.startedAt,
       db: { ok: db === "ok", detail: db },
       models: deps.backend.modelState(),
+      channels: deps.channels?.status() ?? [],
     });
   });
+
+  // Platform webhooks: no bearer token (they come through the owner's reverse proxy);
+  // each channel authenticates its platform's signature before doing anything.
+  app.post(
+    "/channels/:channel/webhook",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          {
+            error: {
+              code: "HTTP_BAD_REQUEST",
+              message: `body larger than ${MAX_BODY_BYTES} bytes`,
+            },
+          },
+          413,
+        ),
+    }),
+    async (c) => {
+      const channel = c.req.param("channel");
+      const response = deps.channels?.webhook(channel, c.req.raw);
+      if (!response)
+        return c.json(
+          {
+            error: {
+              code: "NOT_FOUND",
+              message: `channel ${channel} takes no webhooks (not in webhook mode, or still starting)`,
+            },
+          },
+          404,
+        );
+      return response;
+    },
+  );
 
   if (deps.token) app.use("/api/*", bearerAuth({ token: deps.token }));
   app.use(

@@ -27,6 +27,16 @@ export const doctorCommand: Command = {
       const { config } = ctx.config();
       results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
       results.push(...(await checkModels(config)));
+      try {
+        const { channelDoctorChecks } = await import("../../channels/index.ts");
+        results.push(...channelDoctorChecks(ctx.store().db, config));
+      } catch (error) {
+        results.push({
+          name: "channels",
+          status: "fail",
+          message: error instanceof Error ? error.message : String(error),
+        });
+      }
       if (config.memory.enabled) {
         try {
           const memory = createMemory({

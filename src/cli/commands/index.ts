@@ -43,6 +43,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./compact.ts")).compactCommand,
   },
   {
+    name: "channels",
+    summary: "channel state (QQ, WeCom), last event, inbox and outbox counts",
+    load: async () => (await import("./channels.ts")).channelsCommand,
+  },
+  {
     name: "models",
     summary: "list or pull models from the manifest (embedding models)",
     load: async () => (await import("./models.ts")).modelsCommand,

@@ -4,14 +4,30 @@
  * drain running turns, stop the server and close the database before exit 0.
  * Heavy parts (llama.cpp, onnxruntime) load lazily on first use, not here.
  */
+import type { ChannelService } from "../../channels/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { createApp } from "../../server/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
-import { startRuntime } from "../start-runtime.ts";
+import { type Runtime, startRuntime } from "../start-runtime.ts";
 import { VERSION } from "../version.ts";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Imported only when a channel is enabled, after READY; connecting runs in the background. */
+async function startChannels(runtime: Runtime): Promise<ChannelService> {
+  const { createChannelService } = await import("../../channels/index.ts");
+  const primary = runtime.config.models.providers[runtime.config.models.primary ?? ""];
+  const service = createChannelService({
+    db: runtime.store.db,
+    config: runtime.config,
+    agent: runtime.agent,
+    logger: runtime.logger.child("channels"),
+    vision: primary !== undefined && primary.kind !== "local",
+  });
+  void service.start();
+  return service;
+}
 
 export const runCommand: Command = {
   name: "run",
@@ -46,6 +62,8 @@ export const runCommand: Command = {
       );
     }
     const log = runtime.logger.child("run");
+    // Channels load after READY (lazy import); until then /health shows none and webhooks 404.
+    let channels: ChannelService | undefined;
     const app = createApp({
       backend: runtime.agent,
       version: VERSION,
@@ -54,6 +72,10 @@ export const runCommand: Command = {
       token: config.server.token,
       logger: runtime.logger.child("http"),
       agentId: config.agent.id,
+      channels: {
+        status: () => channels?.status() ?? [],
+        webhook: (id, request) => channels?.webhook(id, request),
+      },
     });
     let server: ReturnType<typeof Bun.serve>;
     try {
@@ -73,6 +95,9 @@ export const runCommand: Command = {
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
     runtime.notifier.ready(`listening on ${address}`);
     const stopWatchdog = runtime.notifier.startWatchdog();
+    if (Object.values(config.channels).some((c) => c?.enabled)) {
+      channels = await startChannels(runtime);
+    }
 
     ctx.keepAlive = new Promise<number>((resolve) => {
       let stopping = false;
@@ -83,6 +108,7 @@ export const runCommand: Command = {
         runtime.notifier.stopping();
         stopWatchdog();
         await server.stop();
+        await channels?.close();
         await runtime.close();
         log.info("stopped");
         resolve(0);

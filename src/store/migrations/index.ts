@@ -1,8 +1,13 @@
 import { sessionsAndTranscript } from "./0001-sessions-transcript.ts";
 import { memoryIndex } from "./0300-memory-index.ts";
+import { channelsInboxOutbox } from "./0400-channels.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
 
 /** Every migration, in any order (they are sorted by version when applied). */
-export const MIGRATIONS: readonly Migration[] = [sessionsAndTranscript, memoryIndex];
+export const MIGRATIONS: readonly Migration[] = [
+  sessionsAndTranscript,
+  memoryIndex,
+  channelsInboxOutbox,
+];

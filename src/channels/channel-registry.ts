@@ -1,0 +1,36 @@
+/**
+ * The channels clawbox knows. A channel plugs in with one entry: its id, its settings
+ * from the config (undefined when off), and a loader that imports the adapter only
+ * when the channel is enabled, after READY, so startup never pays for it.
+ */
+import type { ClawboxConfig } from "../config/index.ts";
+import type { Logger } from "../system/index.ts";
+import type { AccessPolicy } from "./access.ts";
+import type { ChannelAdapter, ChannelCapabilities } from "./channel.ts";
+import { qqDefinition } from "./qq/qq-definition.ts";
+
+export interface ChannelSettings {
+  capabilities: ChannelCapabilities;
+  access: AccessPolicy;
+}
+
+export interface AdapterDeps {
+  config: ClawboxConfig;
+  logger: Logger;
+}
+
+export interface ChannelDefinition {
+  id: string;
+  /** Undefined when the channel is not configured or `enabled: false`. */
+  settings(config: ClawboxConfig): ChannelSettings | undefined;
+  /** Why the channel is off, in plain words. */
+  disabledReason(config: ClawboxConfig): string;
+  /** Imports and builds the adapter (called only for enabled channels). */
+  load(deps: AdapterDeps): Promise<ChannelAdapter>;
+}
+
+export const CHANNELS: readonly ChannelDefinition[] = [qqDefinition];
+
+export function channelDefinition(id: string): ChannelDefinition | undefined {
+  return CHANNELS.find((c) => c.id === id);
+}

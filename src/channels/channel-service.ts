@@ -1,0 +1,128 @@
+/**
+ * The channels of a running `clawbox run`: loads each enabled channel's adapter (after
+ * READY), recovers what a crash left (unanswered inbox rows, outbox rows caught
+ * mid-send), connects, and runs the outbox worker. Also the way other areas deliver a
+ * proactive message: `deliver(target, text)` stores it in the outbox and wakes the worker.
+ */
+import type { Database } from "bun:sqlite";
+import type { ClawboxConfig } from "../config/index.ts";
+import type { Logger } from "../system/index.ts";
+import type { ChannelAdapter, ChannelHost, ChannelState, ChannelTarget } from "./channel.ts";
+import { CHANNELS, channelDefinition } from "./channel-registry.ts";
+import {
+  type ChannelStatus,
+  readChannelStatus,
+  touchChannel,
+  writeChannelState,
+} from "./channel-status.ts";
+import { type ChannelAgent, Dispatcher } from "./dispatcher.ts";
+import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
+import { enqueueProactive } from "./proactive.ts";
+
+export interface ChannelServiceDeps {
+  db: Database;
+  config: ClawboxConfig;
+  agent: ChannelAgent;
+  logger: Logger;
+  /** The model accepts images (inbound images are attached, not only described). */
+  vision?: boolean;
+}
+
+export interface ChannelService {
+  /** Loads and connects every enabled channel. Never rejects (errors become states). */
+  start(): Promise<void>;
+  status(): ChannelStatus[];
+  /** Handles `POST /channels/<id>/webhook`; undefined when that channel has no webhook. */
+  webhook(channel: string, request: Request): Promise<Response> | undefined;
+  /** Stores a proactive message for (channel, peer) and wakes the sender; returns outbox ids. */
+  deliver(target: ChannelTarget, text: string): number[];
+  close(): Promise<void>;
+}
+
+export function createChannelService(deps: ChannelServiceDeps): ChannelService {
+  const { db, config, logger } = deps;
+  const adapters = new Map<string, ChannelAdapter>();
+  let worker: OutboxWorker | undefined;
+  const dispatcher = new Dispatcher({
+    db,
+    agent: deps.agent,
+    config,
+    logger: logger.child("dispatch"),
+    onReplies: () => worker?.wake(),
+    attachments: { vision: deps.vision ?? false },
+  });
+
+  const hostFor = (id: string): ChannelHost => {
+    const log = logger.child(id);
+    return {
+      logger: log,
+      async receive(message) {
+        try {
+          touchChannel(db, id);
+          return dispatcher.receive(message);
+        } catch (error) {
+          log.error("could not store an inbound message", {
+            error: error instanceof Error ? error.message : String(error),
+          });
+          throw error;
+        }
+      },
+      setState(state: ChannelState, reason?: string) {
+        writeChannelState(db, id, state, reason);
+        if (state === "connected") worker?.wake();
+      },
+      touch() {
+        touchChannel(db, id);
+      },
+    };
+  };
+
+  const startOne = async (id: string): Promise<void> => {
+    const definition = channelDefinition(id);
+    const settings = definition?.settings(config);
+    if (!definition || !settings) return;
+    const host = hostFor(id);
+    host.setState("starting");
+    try {
+      const adapter = await definition.load({ config, logger: host.logger });
+      dispatcher.register(id, settings);
+      const recovered = dispatcher.outbox.recover(id, settings.capabilities);
+      if (recovered.resumed + recovered.failed > 0) host.logger.info("outbox recovered", recovered);
+      adapters.set(id, adapter);
+      const unanswered = dispatcher.recover(id);
+      if (unanswered > 0) host.logger.info("answering messages left from before a restart", { unanswered });
+      await adapter.start(host);
+      worker?.wake();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      host.setState("error", reason);
+      host.logger.error("channel failed to start", { reason });
+    }
+  };
+
+  return {
+    async start() {
+      for (const definition of CHANNELS) {
+        if (!definition.settings(config)) writeChannelState(db, definition.id, "disabled", undefined);
+      }
+      worker = startOutboxWorker(dispatcher.outbox, () => adapters, logger.child("outbox"));
+      await Promise.all(CHANNELS.map((c) => startOne(c.id)));
+    },
+    status: () => readChannelStatus(db, config),
+    webhook(channel, request) {
+      const handler = adapters.get(channel)?.webhook;
+      return handler ? handler(request) : undefined;
+    },
+    deliver(target, text) {
+      const ids = enqueueProactive(db, config, target, text);
+      worker?.wake();
+      return ids;
+    },
+    async close() {
+      await worker?.stop();
+      await Promise.allSettled([...adapters.values()].map((a) => a.stop()));
+      await dispatcher.drain();
+      for (const id of adapters.keys()) writeChannelState(db, id, "stopped", undefined);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The contract between the channel framework and one messaging platform (QQ, WeCom…).
+ * An adapter only speaks its platform's wire protocol: it hands every inbound message
+ * to the host (which stores, dedupes, checks access and dispatches to the agent) and
+ * sends the outbox items the host gives it. It never talks to the agent or the store.
+ */
+import type { Logger } from "../system/index.ts";
+
+export type ChannelChatType = "direct" | "group";
+
+/** What a platform can show and how often the bot may answer one message. */
+export interface ChannelCapabilities {
+  /** Replies are rendered as markdown (else plain text: markdown syntax is removed). */
+  markdown: boolean;
+  /** Longest text one platform message may carry, in characters. */
+  maxLength: number;
+  /** Messages one inbound message may get in reply (QQ passive replies: 5). */
+  maxRepliesPerMessage: number;
+  /** How long after an inbound message a reply to it is still accepted, per chat type. */
+  replyWindowMs: Record<ChannelChatType, number>;
+  /**
+   * True when resending the same outbox item (same reply_to and seq) cannot show the
+   * user a second copy (QQ dedupes by msg_id + msg_seq). Then a send interrupted by a
+   * crash is retried after the restart; otherwise it is marked failed, never resent.
+   */
+  idempotentReplies: boolean;
+  /** The platform can carry images the assistant sends. */
+  images: boolean;
+}
+
+export interface InboundAttachment {
+  kind: "image" | "voice" | "file" | "video";
+  url?: string;
+  name?: string;
+  contentType?: string;
+  size?: number;
+  /** Platform transcript of a voice message (QQ `asr_refer_text`). */
+  transcript?: string;
+}
+
+/** One platform message as the adapter parsed it. */
+export interface InboundMessage {
+  channel: string;
+  /** The platform's message id: the dedupe key and the passive-reply handle. */
+  messageId: string;
+  chatType: ChannelChatType;
+  /** Platform sender id (QQ user_openid / member_openid). */
+  senderId: string;
+  senderName?: string;
+  /** Group id for group chats (QQ group_openid). */
+  groupId?: string;
+  text: string;
+  /** The bot was @-mentioned (group messages). */
+  mentioned: boolean;
+  /** Platform timestamp of the message, ms since epoch (the reply window starts here). */
+  sentAt: number;
+  attachments: InboundAttachment[];
+}
+
+/** Where a reply goes: a direct peer or a group. */
+export interface ChannelTarget {
+  channel: string;
+  chatType: ChannelChatType;
+  /** User id for direct chats, group id for groups. */
+  peerId: string;
+}
+
+/** One stored outbound message as the adapter must send it. */
+export interface OutboxItem extends ChannelTarget {
+  id: number;
+  /** Platform message id answered (passive reply), undefined for proactive messages. */
+  replyTo?: string;
+  /** 1-based part number among the replies to `replyTo` (QQ msg_seq). */
+  seq: number;
+  text: string;
+  /** Send attempts so far, including this one. */
+  attempts: number;
+}
+
+export type SendOutcome =
+  | { kind: "sent"; platformId?: string }
+  /** The platform says it already has this exact item: counts as sent. */
+  | { kind: "duplicate" }
+  | { kind: "retry"; reason: string; afterMs?: number }
+  | { kind: "failed"; reason: string };
+
+export type ChannelState = "starting" | "connected" | "resuming" | "disabled" | "stopped" | "error";
+
+/** What the framework offers an adapter. */
+export interface ChannelHost {
+  /**
+   * Stores the message (exactly once per platform message id) and queues it for the
+   * agent. Resolves once it is durably stored; the adapter acknowledges after that.
+   * Rejects only when it could not be stored: then do not acknowledge (let it retry).
+   */
+  receive(message: InboundMessage): Promise<"accepted" | "duplicate" | "denied">;
+  /** Reports a state change; `reason` in plain words for `channels status`. */
+  setState(state: ChannelState, reason?: string): void;
+  /** Records that the platform was heard from (any frame). */
+  touch(): void;
+  logger: Logger;
+}
+
+/** An inbound HTTP request on `POST /channels/<id>/webhook`, already size-limited. */
+export type WebhookHandler = (request: Request) => Promise<Response>;
+
+export interface ChannelAdapter {
+  readonly id: string;
+  readonly capabilities: ChannelCapabilities;
+  /** Connects (after READY). Must not throw for network trouble: report it via setState. */
+  start(host: ChannelHost): Promise<void>;
+  /** Sends one outbox item. Must not throw: failures are outcomes. */
+  send(item: OutboxItem): Promise<SendOutcome>;
+  /** Present when the channel receives over the HTTP server. */
+  webhook?: WebhookHandler;
+  stop(): Promise<void>;
+}

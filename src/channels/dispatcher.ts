@@ -1,0 +1,178 @@
+/**
+ * From a stored inbound message to stored replies: access check, session key, the
+ * per-turn envelope (channel, sender, chat type, message id, reply target, received
+ * time, capabilities; never the system prompt), the agent run, reply shaping, and one
+ * transaction that stores the reply parts in the outbox and marks the message answered.
+ * A message whose reply window has closed is marked expired instead of answered.
+ */
+import type { Database } from "bun:sqlite";
+import type { ChatRequest, ChatResult } from "../agent/index.ts";
+import type { ClawboxConfig } from "../config/index.ts";
+import { buildSessionKey } from "../context/index.ts";
+import type { Logger } from "../system/index.ts";
+import { type AccessPolicy, decideAccess } from "./access.ts";
+import { type AttachmentOptions, prepareAttachments } from "./attachments.ts";
+import type { ChannelCapabilities, InboundMessage } from "./channel.ts";
+import { Inbox, peerOf } from "./inbox.ts";
+import { Outbox } from "./outbox.ts";
+import { shapeReply } from "./reply-shaping.ts";
+
+/** What the dispatcher needs from the agent (structurally the agent's public API). */
+export interface ChannelAgent {
+  chat(request: ChatRequest): Promise<ChatResult>;
+}
+
+/** Stop answering this long before the platform's window closes: the send takes time. */
+export const WINDOW_SAFETY_MS = 15_000;
+
+export interface DispatcherChannel {
+  capabilities: ChannelCapabilities;
+  access: AccessPolicy;
+}
+
+export interface DispatcherDeps {
+  db: Database;
+  agent: ChannelAgent;
+  config: ClawboxConfig;
+  logger: Logger;
+  /** Called after replies were stored (the outbox worker sends them). */
+  onReplies: () => void;
+  attachments?: AttachmentOptions;
+}
+
+export function describeCapabilities(caps: ChannelCapabilities): string {
+  return `${caps.markdown ? "markdown" : "plain text"}, up to ${caps.maxLength} chars per message, at most ${caps.maxRepliesPerMessage} messages per reply${caps.images ? ", images via <qqimg>PATH_OR_URL</qqimg>" : ""}`;
+}
+
+/** End of the window in which `message` may still be answered. */
+export function replyDeadline(message: InboundMessage, caps: ChannelCapabilities): number {
+  return message.sentAt + caps.replyWindowMs[message.chatType] - WINDOW_SAFETY_MS;
+}
+
+export class Dispatcher {
+  readonly inbox: Inbox;
+  readonly outbox: Outbox;
+  private readonly channels = new Map<string, DispatcherChannel>();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.inbox = new Inbox(deps.db);
+    this.outbox = new Outbox(deps.db);
+  }
+
+  register(channel: string, settings: DispatcherChannel): void {
+    this.channels.set(channel, settings);
+  }
+
+  /** Stores, dedupes and checks access; the agent run happens in the background. */
+  receive(message: InboundMessage): "accepted" | "duplicate" | "denied" {
+    const settings = this.settingsOf(message.channel);
+    const { stored, id } = this.deps.db.transaction(() => this.inbox.record(message))();
+    if (!stored) {
+      this.deps.logger.debug("duplicate message dropped", {
+        channel: message.channel,
+        messageId: message.messageId,
+      });
+      return "duplicate";
+    }
+    const access = decideAccess(message, settings.access);
+    if (!access.allowed) {
+      this.inbox.setState(id, "ignored", access.reason);
+      this.deps.logger.info("message ignored", { channel: message.channel, reason: access.reason });
+      return "denied";
+    }
+    this.track(this.answer(id, message, Date.now()));
+    return "accepted";
+  }
+
+  /** Answers, once, what a crash left stored but unanswered. */
+  recover(channel: string): number {
+    const rows = this.inbox.unanswered(channel);
+    for (const row of rows) {
+      if (this.outbox.hasReplyTo(channel, row.message.messageId)) {
+        this.inbox.setState(row.id, "answered", "reply stored before a restart");
+        continue;
+      }
+      this.track(this.answer(row.id, row.message, row.receivedAt));
+    }
+    return rows.length;
+  }
+
+  /** Waits for runs in flight (shutdown). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private settingsOf(channel: string): DispatcherChannel {
+    const settings = this.channels.get(channel);
+    if (!settings) throw new Error(`channel ${channel} is not registered with the dispatcher`);
+    return settings;
+  }
+
+  private track(run: Promise<void>): void {
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  private async answer(inboxId: number, message: InboundMessage, receivedAt: number): Promise<void> {
+    const { capabilities } = this.settingsOf(message.channel);
+    const log = this.deps.logger;
+    try {
+      const deadline = replyDeadline(message, capabilities);
+      if (Date.now() >= deadline) {
+        this.inbox.setState(inboxId, "expired", "reply window closed before the agent ran");
+        return;
+      }
+      const prepared = await prepareAttachments(message, this.deps.attachments);
+      const request = this.requestOf(message, prepared, capabilities);
+      const result = await this.deps.agent.chat({ ...request, receivedAt });
+      const text = result.error && !result.reply ? result.error.message : result.reply;
+      const parts = result.silent ? [] : shapeReply(text, capabilities);
+      const target = {
+        channel: message.channel,
+        chatType: message.chatType,
+        peerId: peerOf(message),
+      };
+      const dropped = this.deps.db.transaction(() => {
+        const stored = this.outbox.enqueue(target, parts, {
+          replyTo: message.messageId,
+          expiresAt: deadline,
+          maxSeq: capabilities.maxRepliesPerMessage,
+        });
+        this.inbox.setState(inboxId, "answered", result.silent ? "silent reply" : undefined);
+        return stored.dropped;
+      })();
+      if (dropped > 0) log.warn("reply parts over the platform limit dropped", { dropped });
+      if (parts.length > 0) this.deps.onReplies();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.inbox.setState(inboxId, "failed", reason);
+      log.error("answering a channel message failed", { channel: message.channel, reason });
+    }
+  }
+
+  private requestOf(
+    message: InboundMessage,
+    prepared: Awaited<ReturnType<typeof prepareAttachments>>,
+    capabilities: ChannelCapabilities,
+  ): ChatRequest {
+    const { agent } = this.deps.config;
+    const peerId = peerOf(message);
+    return {
+      sessionKey: buildSessionKey(
+        { agentId: agent.id, channel: message.channel, chatType: message.chatType, peerId },
+        agent.directSessionMode,
+      ),
+      text: prepared.text,
+      ...(prepared.images.length > 0 ? { images: prepared.images } : {}),
+      channel: message.channel,
+      senderId: `${message.channel}:${message.senderId}`,
+      ...(message.senderName ? { senderName: message.senderName } : {}),
+      chatType: message.chatType,
+      ...(message.groupId ? { groupId: message.groupId } : {}),
+      messageId: message.messageId,
+      replyTo: `${message.channel}:${message.chatType}:${peerId}`,
+      capabilities: describeCapabilities(capabilities),
+    };
+  }
+}

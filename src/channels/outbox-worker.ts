@@ -1,0 +1,94 @@
+/**
+ * Sends what the outbox holds, one row at a time, through the adapter of its channel.
+ * Wakes on demand (a reply was stored) and otherwise polls once a second, so rows
+ * stored by other areas (cron, heartbeat) or due for a retry go out without a signal.
+ * A throwing adapter counts as a retryable failure; the loop itself never throws.
+ */
+import type { Logger } from "../system/index.ts";
+import type { ChannelAdapter } from "./channel.ts";
+import type { Outbox } from "./outbox.ts";
+
+const POLL_MS = 1000;
+
+export interface OutboxWorker {
+  wake(): void;
+  /** Stops after the send in flight (if any) settles. */
+  stop(): Promise<void>;
+}
+
+export function startOutboxWorker(
+  outbox: Outbox,
+  adapters: () => Map<string, ChannelAdapter>,
+  logger: Logger,
+): OutboxWorker {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const sendDue = async () => {
+    for (;;) {
+      if (stopped) return;
+      const live = adapters();
+      const item = outbox.nextDue([...live.keys()]);
+      if (!item) return;
+      if (outbox.expireIfLate(item.id)) {
+        logger.warn("reply expired unsent", { channel: item.channel, id: item.id });
+        continue;
+      }
+      const adapter = live.get(item.channel);
+      if (!adapter || !outbox.claim(item.id)) continue;
+      const attempt = { ...item, attempts: item.attempts + 1 };
+      let outcome: Awaited<ReturnType<ChannelAdapter["send"]>>;
+      try {
+        outcome = await adapter.send(attempt);
+      } catch (error) {
+        outcome = { kind: "retry", reason: error instanceof Error ? error.message : String(error) };
+      }
+      const state = outbox.settle(attempt, outcome);
+      if (state !== "sent")
+        logger.warn("reply not sent", {
+          channel: item.channel,
+          id: item.id,
+          state,
+          reason: "reason" in outcome ? outcome.reason : undefined,
+        });
+    }
+  };
+
+  const tick = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = sendDue()
+      .catch((error: unknown) =>
+        logger.error("outbox worker failed", {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      )
+      .finally(() => {
+        running = undefined;
+        if (stopped) return;
+        if (again) {
+          again = false;
+          tick();
+          return;
+        }
+        timer = setTimeout(tick, POLL_MS);
+        timer.unref?.();
+      });
+  };
+  tick();
+
+  return {
+    wake: tick,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

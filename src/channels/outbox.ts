@@ -1,0 +1,222 @@
+/**
+ * Outbox, exactly once out: a reply is stored before it is sent, and a row moves
+ * pending → sending → sent | expired | failed under guards that make a second send of
+ * the same row impossible: a row is claimed only from `pending` (one UPDATE that must
+ * change one row), parts to one peer go strictly in order, a row past its reply window
+ * is expired instead of sent, and a row caught in `sending` by a crash is resent only
+ * when the platform dedupes that exact item (else it is failed, never sent twice).
+ */
+import type { Database } from "bun:sqlite";
+import type { ChannelCapabilities, ChannelTarget, OutboxItem, SendOutcome } from "./channel.ts";
+import { countByState } from "./inbox.ts";
+
+export type OutboxState = "pending" | "sending" | "sent" | "expired" | "failed";
+
+/** Attempts before a retryable failure becomes final. */
+export const MAX_SEND_ATTEMPTS = 8;
+const BASE_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 60_000;
+
+export interface EnqueueOptions {
+  /** Platform message id answered; omit for a proactive message. */
+  replyTo?: string;
+  /** End of the reply window (ms since epoch); omit when there is none. */
+  expiresAt?: number;
+  /** Highest seq allowed for `replyTo` (the platform's replies-per-message limit). */
+  maxSeq?: number;
+}
+
+interface RawOutboxRow {
+  id: number;
+  channel: string;
+  chat_type: "direct" | "group";
+  peer_id: string;
+  reply_to: string | null;
+  seq: number;
+  body: string;
+  attempts: number;
+  expires_at: number | null;
+}
+
+export class Outbox {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Stores the parts in order; returns the ids stored. Parts beyond `maxSeq` for one
+   * `replyTo` are not stored (the platform would refuse them); they are returned as
+   * `dropped` so the caller can merge or log them.
+   */
+  enqueue(
+    target: ChannelTarget,
+    parts: string[],
+    options: EnqueueOptions = {},
+    now = Date.now(),
+  ): { ids: number[]; dropped: number } {
+    const replyTo = options.replyTo ?? null;
+    let seq = 0;
+    if (replyTo !== null) {
+      const row = this.db
+        .query(
+          "SELECT COALESCE(MAX(seq), 0) AS seq FROM channel_outbox WHERE channel = ? AND reply_to = ?",
+        )
+        .get(target.channel, replyTo) as { seq: number };
+      seq = row.seq;
+    }
+    const insert = this.db.query(
+      `INSERT INTO channel_outbox
+         (channel, chat_type, peer_id, reply_to, seq, body, next_attempt_at, expires_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    );
+    const ids: number[] = [];
+    let dropped = 0;
+    for (const text of parts) {
+      seq += 1;
+      if (replyTo !== null && options.maxSeq !== undefined && seq > options.maxSeq) {
+        dropped += 1;
+        continue;
+      }
+      const row = insert.get(
+        target.channel,
+        target.chatType,
+        target.peerId,
+        replyTo,
+        seq,
+        JSON.stringify({ text }),
+        now,
+        options.expiresAt ?? null,
+        now,
+      ) as { id: number };
+      ids.push(row.id);
+    }
+    return { ids, dropped };
+  }
+
+  /**
+   * The next due pending row of one of `channels`, never one whose earlier part to the
+   * same peer is still unsent (parts arrive in order).
+   */
+  nextDue(channels: string[], now = Date.now()): OutboxItem | undefined {
+    if (channels.length === 0) return undefined;
+    const marks = channels.map(() => "?").join(", ");
+    const row = this.db
+      .query(
+        `SELECT o.id, o.channel, o.chat_type, o.peer_id, o.reply_to, o.seq, o.body, o.attempts, o.expires_at
+         FROM channel_outbox o
+         WHERE o.state = 'pending' AND o.next_attempt_at <= ? AND o.channel IN (${marks})
+           AND NOT EXISTS (
+             SELECT 1 FROM channel_outbox e
+             WHERE e.channel = o.channel AND e.peer_id = o.peer_id AND e.id < o.id
+               AND e.state IN ('pending', 'sending'))
+         ORDER BY o.id LIMIT 1`,
+      )
+      .get(now, ...channels) as RawOutboxRow | null;
+    return row ? toItem(row) : undefined;
+  }
+
+  /** True when the row's reply window is closed (then it was marked expired). */
+  expireIfLate(id: number, now = Date.now()): boolean {
+    const row = this.db
+      .query("SELECT expires_at FROM channel_outbox WHERE id = ?")
+      .get(id) as { expires_at: number | null } | null;
+    if (!row || row.expires_at === null || row.expires_at > now) return false;
+    this.db
+      .query(
+        "UPDATE channel_outbox SET state = 'expired', reason = ? WHERE id = ? AND state = 'pending'",
+      )
+      .run("reply window closed before it could be sent", id);
+    return true;
+  }
+
+  /** Claims a pending row for one send attempt; false when someone else has it. */
+  claim(id: number): boolean {
+    const result = this.db
+      .query(
+        "UPDATE channel_outbox SET state = 'sending', attempts = attempts + 1 WHERE id = ? AND state = 'pending'",
+      )
+      .run(id);
+    return result.changes === 1;
+  }
+
+  /** Records the outcome of a claimed row's send attempt. */
+  settle(item: OutboxItem, outcome: SendOutcome, now = Date.now()): OutboxState {
+    if (outcome.kind === "sent" || outcome.kind === "duplicate") {
+      this.db
+        .query(
+          "UPDATE channel_outbox SET state = 'sent', sent_at = ?, platform_id = ?, reason = ? WHERE id = ? AND state = 'sending'",
+        )
+        .run(
+          now,
+          outcome.kind === "sent" ? (outcome.platformId ?? null) : null,
+          outcome.kind === "duplicate" ? "platform already had it" : null,
+          item.id,
+        );
+      return "sent";
+    }
+    if (outcome.kind === "retry" && item.attempts < MAX_SEND_ATTEMPTS) {
+      const backoff = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (item.attempts - 1));
+      const delay = Math.max(outcome.afterMs ?? 0, backoff * (0.5 + Math.random() / 2));
+      this.db
+        .query(
+          "UPDATE channel_outbox SET state = 'pending', next_attempt_at = ?, reason = ? WHERE id = ? AND state = 'sending'",
+        )
+        .run(now + Math.round(delay), outcome.reason, item.id);
+      return "pending";
+    }
+    this.db
+      .query("UPDATE channel_outbox SET state = 'failed', reason = ? WHERE id = ? AND state = 'sending'")
+      .run(outcome.reason, item.id);
+    return "failed";
+  }
+
+  /**
+   * After a restart: rows a crash caught in `sending` go back to pending when the
+   * channel dedupes resends, else they are failed with the reason (never sent twice).
+   */
+  recover(channel: string, capabilities: ChannelCapabilities): { resumed: number; failed: number } {
+    if (capabilities.idempotentReplies) {
+      const resumed = this.db
+        .query(
+          "UPDATE channel_outbox SET state = 'pending', reason = 'resent after a restart' WHERE channel = ? AND state = 'sending' AND reply_to IS NOT NULL",
+        )
+        .run(channel).changes;
+      const failed = this.failInterrupted(channel);
+      return { resumed, failed };
+    }
+    return { resumed: 0, failed: this.failInterrupted(channel) };
+  }
+
+  private failInterrupted(channel: string): number {
+    return this.db
+      .query(
+        "UPDATE channel_outbox SET state = 'failed', reason = 'interrupted while sending; not resent so it cannot arrive twice' WHERE channel = ? AND state = 'sending'",
+      )
+      .run(channel).changes;
+  }
+
+  /** Whether any reply to this inbound message is stored (answered before a crash). */
+  hasReplyTo(channel: string, replyTo: string): boolean {
+    return (
+      this.db
+        .query("SELECT 1 FROM channel_outbox WHERE channel = ? AND reply_to = ? LIMIT 1")
+        .get(channel, replyTo) !== null
+    );
+  }
+
+  counts(channel: string): Record<string, number> {
+    return countByState(this.db, "channel_outbox", channel);
+  }
+}
+
+function toItem(row: RawOutboxRow): OutboxItem {
+  const body = JSON.parse(row.body) as { text: string };
+  return {
+    id: row.id,
+    channel: row.channel,
+    chatType: row.chat_type,
+    peerId: row.peer_id,
+    ...(row.reply_to !== null ? { replyTo: row.reply_to } : {}),
+    seq: row.seq,
+    text: body.text,
+    attempts: row.attempts,
+  };
+}

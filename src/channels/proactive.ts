@@ -1,0 +1,31 @@
+/**
+ * Proactive messages (cron reminders, heartbeat alerts): not replies to anything, so
+ * they carry no reply_to and no reply window. Shaped like replies for the channel's
+ * capabilities and stored in the outbox; the running service's worker sends them
+ * (it polls, so a row stored by any code path goes out within a second).
+ */
+import type { Database } from "bun:sqlite";
+import type { ClawboxConfig } from "../config/index.ts";
+import { ClawboxError } from "../errors/index.ts";
+import type { ChannelTarget } from "./channel.ts";
+import { channelDefinition } from "./channel-registry.ts";
+import { Outbox } from "./outbox.ts";
+import { shapeReply } from "./reply-shaping.ts";
+
+/** Stores the message for `target`; returns the outbox ids (empty for an empty text). */
+export function enqueueProactive(
+  db: Database,
+  config: ClawboxConfig,
+  target: ChannelTarget,
+  text: string,
+): number[] {
+  const settings = channelDefinition(target.channel)?.settings(config);
+  if (!settings)
+    throw new ClawboxError(
+      "CONFIG_INVALID",
+      `channel "${target.channel}" is not configured or not enabled`,
+      { hint: `add channels.${target.channel} to the config` },
+    );
+  const parts = shapeReply(text, settings.capabilities);
+  return db.transaction(() => new Outbox(db).enqueue(target, parts).ids)();
+}

@@ -1,0 +1,43 @@
+/**
+ * QQ's entry in the channel registry: capabilities and access from `channels.qq`,
+ * and a lazy loader for the adapter. Limits from the QQ bot docs (send.html):
+ * passive replies within 60 min (C2C) / 5 min (group) of the user's message, at most
+ * 5 per message, each with a distinct msg_seq; (msg_id, msg_seq) is deduplicated by
+ * the platform (error 40054005), which makes a resend after a crash harmless.
+ */
+import type { ClawboxConfig } from "../../config/index.ts";
+import type { ChannelCapabilities } from "../channel.ts";
+import type { ChannelDefinition } from "../channel-registry.ts";
+
+/** Longest text we put in one QQ message (decision recorded in docs/CHANNELS.md). */
+export const QQ_MAX_LENGTH = 2000;
+
+export function qqCapabilities(markdown: boolean): ChannelCapabilities {
+  return {
+    markdown,
+    maxLength: QQ_MAX_LENGTH,
+    maxRepliesPerMessage: 5,
+    replyWindowMs: { direct: 60 * 60_000, group: 5 * 60_000 },
+    idempotentReplies: true,
+    images: true,
+  };
+}
+
+export const qqDefinition: ChannelDefinition = {
+  id: "qq",
+  settings(config: ClawboxConfig) {
+    const qq = config.channels.qq;
+    if (!qq?.enabled) return undefined;
+    return {
+      capabilities: qqCapabilities(qq.markdown),
+      access: { allowFrom: qq.allowFrom, groupPolicy: qq.groupPolicy },
+    };
+  },
+  disabledReason(config) {
+    return config.channels.qq ? "channels.qq.enabled is false" : "channels.qq is not configured";
+  },
+  async load(deps) {
+    const { createQqChannel } = await import("./qq-channel.ts");
+    return createQqChannel(deps);
+  },
+};
