@@ -90,7 +90,8 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
       if (recovered.resumed + recovered.failed > 0) host.logger.info("outbox recovered", recovered);
       adapters.set(id, adapter);
       const unanswered = dispatcher.recover(id);
-      if (unanswered > 0) host.logger.info("answering messages left from before a restart", { unanswered });
+      if (unanswered > 0)
+        host.logger.info("answering messages left from before a restart", { unanswered });
       await adapter.start(host);
       worker?.wake();
     } catch (error) {
@@ -103,7 +104,8 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   return {
     async start() {
       for (const definition of CHANNELS) {
-        if (!definition.settings(config)) writeChannelState(db, definition.id, "disabled", undefined);
+        if (!definition.settings(config))
+          writeChannelState(db, definition.id, "disabled", undefined);
       }
       worker = startOutboxWorker(dispatcher.outbox, () => adapters, logger.child("outbox"));
       await Promise.all(CHANNELS.map((c) => startOne(c.id)));

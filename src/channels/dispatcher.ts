@@ -114,7 +114,11 @@ export class Dispatcher {
     void run.finally(() => this.running.delete(run));
   }
 
-  private async answer(inboxId: number, message: InboundMessage, receivedAt: number): Promise<void> {
+  private async answer(
+    inboxId: number,
+    message: InboundMessage,
+    receivedAt: number,
+  ): Promise<void> {
     const { capabilities } = this.settingsOf(message.channel);
     const log = this.deps.logger;
     try {

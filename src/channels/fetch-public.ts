@@ -42,13 +42,19 @@ async function assertPublicHost(url: URL): Promise<void> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((r) => r.address);
   if (addresses.some(isPrivateAddress))
-    throw new ClawboxError("HTTP_BAD_REQUEST", `redirect to a private address refused: ${url.host}`);
+    throw new ClawboxError(
+      "HTTP_BAD_REQUEST",
+      `redirect to a private address refused: ${url.host}`,
+    );
 }
 
 async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > maxBytes)
-    throw new ClawboxError("HTTP_BAD_REQUEST", `download is ${declared} bytes, over the ${maxBytes} cap`);
+    throw new ClawboxError(
+      "HTTP_BAD_REQUEST",
+      `download is ${declared} bytes, over the ${maxBytes} cap`,
+    );
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = response.body?.getReader();

@@ -43,7 +43,6 @@ export {
   readChannelStatus,
   writeChannelState,
 } from "./channel-status.ts";
-export { channelDoctorChecks } from "./doctor-checks.ts";
 export {
   type ChannelAgent,
   Dispatcher,
@@ -51,6 +50,7 @@ export {
   replyDeadline,
   WINDOW_SAFETY_MS,
 } from "./dispatcher.ts";
+export { channelDoctorChecks } from "./doctor-checks.ts";
 export { fetchPublic, isPrivateAddress } from "./fetch-public.ts";
 export { Inbox, type InboxRow, type InboxState } from "./inbox.ts";
 export { MAX_SEND_ATTEMPTS, Outbox, type OutboxState } from "./outbox.ts";

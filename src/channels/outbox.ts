@@ -115,9 +115,9 @@ export class Outbox {
 
   /** True when the row's reply window is closed (then it was marked expired). */
   expireIfLate(id: number, now = Date.now()): boolean {
-    const row = this.db
-      .query("SELECT expires_at FROM channel_outbox WHERE id = ?")
-      .get(id) as { expires_at: number | null } | null;
+    const row = this.db.query("SELECT expires_at FROM channel_outbox WHERE id = ?").get(id) as {
+      expires_at: number | null;
+    } | null;
     if (!row || row.expires_at === null || row.expires_at > now) return false;
     this.db
       .query(
@@ -163,7 +163,9 @@ export class Outbox {
       return "pending";
     }
     this.db
-      .query("UPDATE channel_outbox SET state = 'failed', reason = ? WHERE id = ? AND state = 'sending'")
+      .query(
+        "UPDATE channel_outbox SET state = 'failed', reason = ? WHERE id = ? AND state = 'sending'",
+      )
       .run(outcome.reason, item.id);
     return "failed";
   }

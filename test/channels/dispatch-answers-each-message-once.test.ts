@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Dispatcher, type InboundMessage } from "../../src/channels/index.ts";
+import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
+import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
+import { silentLogger } from "../../src/system/index.ts";
+import { createHarness, type Harness } from "../agent/agent-harness.ts";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function message(overrides: Partial<InboundMessage> = {}): InboundMessage {
+  return {
+    channel: "qq",
+    messageId: "m-1",
+    chatType: "direct",
+    senderId: "USER1",
+    text: "hello box",
+    mentioned: false,
+    sentAt: Date.now(),
+    attachments: [],
+    ...overrides,
+  };
+}
+
+function setup(config: Record<string, unknown> = {}): {
+  fake: FakeProvider;
+  dispatcher: Dispatcher;
+} {
+  const fake = createFakeProvider({ script: () => ({ text: "hi there" }) });
+  harness = createHarness({ providers: { fake }, engine: "real", config });
+  const dispatcher = new Dispatcher({
+    db: harness.store.db,
+    agent: harness.agent,
+    config: harness.config,
+    logger: silentLogger,
+    onReplies: () => {},
+  });
+  dispatcher.register("qq", {
+    capabilities: qqCapabilities(false),
+    access: { allowFrom: [], groupPolicy: "mention" },
+  });
+  return { fake, dispatcher };
+}
+
+function outboxRows(h: Harness) {
+  return h.store.db
+    .query("SELECT reply_to, seq, peer_id, body, state FROM channel_outbox ORDER BY id")
+    .all() as { reply_to: string; seq: number; peer_id: string; body: string; state: string }[];
+}
+
+describe("channel dispatch", () => {
+  it("answers a message once and drops the same platform message id when it comes again", async () => {
+    const { fake, dispatcher } = setup();
+    expect(dispatcher.receive(message())).toBe("accepted");
+    expect(dispatcher.receive(message())).toBe("duplicate");
+    await dispatcher.drain();
+    // The same event after a restart: a new dispatcher over the same database.
+    const again = new Dispatcher({
+      db: harness?.store.db as NonNullable<Harness["store"]>["db"],
+      agent: harness?.agent as Harness["agent"],
+      config: harness?.config as Harness["config"],
+      logger: silentLogger,
+      onReplies: () => {},
+    });
+    again.register("qq", {
+      capabilities: qqCapabilities(false),
+      access: { allowFrom: [], groupPolicy: "mention" },
+    });
+    expect(again.receive(message())).toBe("duplicate");
+    await again.drain();
+    expect(fake.requests).toHaveLength(1);
+    const rows = outboxRows(harness as Harness);
+    expect(rows).toEqual([
+      {
+        reply_to: "m-1",
+        seq: 1,
+        peer_id: "USER1",
+        body: JSON.stringify({ text: "hi there" }),
+        state: "pending",
+      },
+    ]);
+  });
+
+  it("puts the per-message facts in the turn envelope, not in the stable prompt prefix", async () => {
+    const { fake, dispatcher } = setup();
+    dispatcher.receive(
+      message({ messageId: "m-envelope", chatType: "group", groupId: "G1", mentioned: true }),
+    );
+    await dispatcher.drain();
+    const request = fake.requests[0];
+    expect(request).toBeDefined();
+    if (!request) return;
+    const prefix = request.systemPrompt.slice(0, request.cacheBoundary);
+    const suffix = request.systemPrompt.slice(request.cacheBoundary);
+    for (const fact of [
+      "message_id: m-envelope",
+      "sender: qq:USER1",
+      "chat: group G1",
+      "received_ms:",
+      "channel_can: plain text",
+    ])
+      expect(suffix).toContain(fact);
+    for (const secret of ["m-envelope", "USER1", "G1", "received_ms", "channel_can"])
+      expect(prefix).not.toContain(secret);
+    expect(harness?.store.sessions.byKey("agent:main:qq:group:G1")).toBeDefined();
+    expect(outboxRows(harness as Harness)[0]?.peer_id).toBe("G1");
+  });
+
+  it("answers a stored but unanswered message once after a restart, and not when its reply is stored", async () => {
+    const { fake, dispatcher } = setup();
+    const h = harness as Harness;
+    // As left by a crash: two messages stored, one already has its reply in the outbox.
+    dispatcher.inbox.record(message({ messageId: "m-left" }));
+    dispatcher.inbox.record(message({ messageId: "m-replied" }));
+    dispatcher.outbox.enqueue({ channel: "qq", chatType: "direct", peerId: "USER1" }, ["earlier"], {
+      replyTo: "m-replied",
+    });
+    expect(dispatcher.recover("qq")).toBe(2);
+    await dispatcher.drain();
+    expect(dispatcher.recover("qq")).toBe(0);
+    expect(fake.requests).toHaveLength(1);
+    expect(outboxRows(h).map((r) => r.reply_to)).toEqual(["m-replied", "m-left"]);
+  });
+
+  it("does not run the agent for a message whose reply window has closed", async () => {
+    const { fake, dispatcher } = setup();
+    dispatcher.receive(
+      message({
+        messageId: "m-old",
+        chatType: "group",
+        groupId: "G1",
+        mentioned: true,
+        sentAt: Date.now() - 5 * 60_000,
+      }),
+    );
+    await dispatcher.drain();
+    expect(fake.requests).toHaveLength(0);
+    const row = harness?.store.db.query("SELECT state, reason FROM channel_inbox").get();
+    expect(row).toEqual({ state: "expired", reason: "reply window closed before the agent ran" });
+  });
+
+  it("ignores strangers outside allowFrom and group messages without an @-mention", async () => {
+    const fake = createFakeProvider({ script: () => ({ text: "x" }) });
+    harness = createHarness({ providers: { fake }, engine: "real" });
+    const dispatcher = new Dispatcher({
+      db: harness.store.db,
+      agent: harness.agent,
+      config: harness.config,
+      logger: silentLogger,
+      onReplies: () => {},
+    });
+    dispatcher.register("qq", {
+      capabilities: qqCapabilities(false),
+      access: { allowFrom: ["FRIEND", "group:G-OK"], groupPolicy: "mention" },
+    });
+    expect(dispatcher.receive(message({ messageId: "a", senderId: "STRANGER" }))).toBe("denied");
+    expect(dispatcher.receive(message({ messageId: "b", senderId: "FRIEND" }))).toBe("accepted");
+    expect(
+      dispatcher.receive(
+        message({
+          messageId: "c",
+          senderId: "X",
+          chatType: "group",
+          groupId: "G-OK",
+          mentioned: false,
+        }),
+      ),
+    ).toBe("denied");
+    expect(
+      dispatcher.receive(
+        message({
+          messageId: "d",
+          senderId: "X",
+          chatType: "group",
+          groupId: "G-OK",
+          mentioned: true,
+        }),
+      ),
+    ).toBe("accepted");
+    await dispatcher.drain();
+    expect(fake.requests).toHaveLength(2);
+  });
+});
