@@ -66,6 +66,13 @@ export interface Agent {
   ready(): Promise<void>;
   /** Per MCP server: state, tool count, last error (for doctor and /health). */
   mcpStatus(): McpServerStatus[];
+  /** The provider id the next run tries first. */
+  primaryModel(): string;
+  /**
+   * Makes `id` (a key of `models.providers`) the primary model for the next runs, until
+   * restart (the config file is not changed). Throws CONFIG_INVALID for an unknown id.
+   */
+  selectModel(id: string): void;
   /** Aborts running and queued runs, waits for them, disposes providers. */
   close(): Promise<void>;
 }
@@ -373,6 +380,16 @@ export function createAgent(deps: AgentDeps): Agent {
       );
     },
     toolNames: () => allTools().map((tool) => tool.name),
+    primaryModel: () => config.models.primary,
+    selectModel(id) {
+      if (!Object.hasOwn(config.models.providers, id)) {
+        throw new ClawboxError("CONFIG_INVALID", `models.providers: no model named "${id}"`, {
+          hint: `choose one of: ${Object.keys(config.models.providers).join(", ")}`,
+        });
+      }
+      // The loop, its logs and /status all read models.primary: switching it here switches them all.
+      config.models.primary = id;
+    },
     ready: () => mcp.ready(),
     mcpStatus: () => mcp.status(),
     async close() {

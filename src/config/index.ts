@@ -21,6 +21,7 @@ export type {
   ProviderConfig,
 } from "./sections/models.ts";
 export { defaultLlamaThreads } from "./sections/models.ts";
+export type { MqttConfig } from "./sections/mqtt.ts";
 export type { ServerConfig } from "./sections/server.ts";
 export type { LogConfig } from "./sections/system.ts";
 export type {

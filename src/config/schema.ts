@@ -8,6 +8,7 @@ import { channelsSection } from "./sections/channels.ts";
 import { contextSection } from "./sections/context.ts";
 import { memorySection } from "./sections/memory.ts";
 import { modelsSection } from "./sections/models.ts";
+import { mqttSection } from "./sections/mqtt.ts";
 import { serverSection } from "./sections/server.ts";
 import { logSection } from "./sections/system.ts";
 import { toolsSection } from "./sections/tools.ts";
@@ -23,6 +24,7 @@ export const configSchema = z.object({
   memory: memorySection,
   channels: channelsSection,
   log: logSection,
+  mqtt: mqttSection,
 });
 
 export type ClawboxConfig = z.infer<typeof configSchema>;

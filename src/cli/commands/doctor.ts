@@ -9,6 +9,7 @@ import {
   formatCheck,
 } from "../../doctor/index.ts";
 import { createMemory, memoryDoctorChecks } from "../../memory/index.ts";
+import { mqttDoctorChecks } from "../../mqtt/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 
@@ -37,6 +38,7 @@ export const doctorCommand: Command = {
           message: error instanceof Error ? error.message : String(error),
         });
       }
+      results.push(...(await mqttDoctorChecks(config, ctx.home)));
       if (config.memory.enabled) {
         try {
           const memory = createMemory({

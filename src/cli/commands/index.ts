@@ -52,4 +52,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "list or pull models from the manifest (embedding models)",
     load: async () => (await import("./models.ts")).modelsCommand,
   },
+  {
+    name: "mqtt",
+    summary: "Home Assistant bridge: broker, connection state, entities",
+    load: async () => (await import("./mqtt.ts")).mqttCommand,
+  },
 ];

@@ -12,6 +12,19 @@ import { parseCommandArgs } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 import { VERSION } from "../version.ts";
 
+async function startMqtt(runtime: Runtime, home: string) {
+  const { createMqttBridge, statusFilePath } = await import("../../mqtt/index.ts");
+  const bridge = createMqttBridge({
+    config: runtime.config,
+    agent: runtime.agent,
+    logger: runtime.logger.child("mqtt"),
+    version: VERSION,
+    statusFile: statusFilePath(home),
+  });
+  void bridge.start();
+  return bridge;
+}
+
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Imported only when a channel is enabled, after READY; connecting runs in the background. */
@@ -98,6 +111,8 @@ export const runCommand: Command = {
     if (Object.values(config.channels).some((c) => c?.enabled)) {
       channels = await startChannels(runtime);
     }
+    // After READY: the mqtt package loads and the broker connects in the background.
+    const bridge = config.mqtt.enabled ? await startMqtt(runtime, ctx.home) : undefined;
 
     ctx.keepAlive = new Promise<number>((resolve) => {
       let stopping = false;
@@ -107,6 +122,7 @@ export const runCommand: Command = {
         log.info(`${signal}: stopping`);
         runtime.notifier.stopping();
         stopWatchdog();
+        await bridge?.close();
         await server.stop();
         await channels?.close();
         await runtime.close();

@@ -1,0 +1,81 @@
+/**
+ * The bridge's state as `clawbox mqtt status`, `doctor` and `channels status` see it.
+ * `clawbox run` owns the connection, so it writes this snapshot to a small JSON file in
+ * the home on every change (atomically: write then rename); other commands read it and
+ * check that the writing process is still alive. No secrets: the broker URL is stored
+ * without credentials.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as z from "zod";
+
+export const CONNECTION_STATES = [
+  "connecting",
+  "connected",
+  "reconnecting",
+  "disconnected",
+  "stopped",
+] as const;
+
+const statusSchema = z.object({
+  pid: z.number().int(),
+  broker: z.string(),
+  clientId: z.string(),
+  state: z.enum(CONNECTION_STATES),
+  since: z.number(),
+  lastError: z.string().optional(),
+  connects: z.number().int(),
+  discoveryPublishedAt: z.number().optional(),
+  entities: z.array(z.string()),
+  removed: z.array(z.string()),
+  busy: z.boolean(),
+  prompts: z.object({
+    received: z.number().int(),
+    rejected: z.number().int(),
+    replied: z.number().int(),
+    failed: z.number().int(),
+  }),
+  updatedAt: z.number(),
+});
+
+export type MqttBridgeStatus = z.infer<typeof statusSchema>;
+export type ConnectionState = (typeof CONNECTION_STATES)[number];
+
+export function statusFilePath(home: string): string {
+  return join(home, "mqtt-status.json");
+}
+
+export function writeStatusFile(path: string, status: MqttBridgeStatus): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(status, null, 2)}\n`, { mode: 0o644 });
+  renameSync(temp, path);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The last snapshot, with `running` telling whether its writer is still alive (a
+ * `kill -9`ed service leaves a snapshot saying "connected"). Undefined when no service
+ * has written one, or when the file is unreadable.
+ */
+export function readStatusFile(
+  path: string,
+): { status: MqttBridgeStatus; running: boolean } | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return undefined;
+  }
+  const parsed = statusSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const running = parsed.data.state !== "stopped" && processAlive(parsed.data.pid);
+  return { status: parsed.data, running };
+}

@@ -1,0 +1,27 @@
+export {
+  CONNECTION_STATES,
+  type ConnectionState,
+  type MqttBridgeStatus,
+  readStatusFile,
+  statusFilePath,
+} from "./bridge-status.ts";
+export {
+  type Component,
+  type DiscoveryEntity,
+  deviceIdentifier,
+  discoveryEntities,
+  EVENT_TYPES,
+  HA_STATE_MAX,
+  STATUS_VALUES,
+} from "./discovery.ts";
+export { mqttDoctorChecks } from "./doctor-checks.ts";
+export {
+  createMqttBridge,
+  MAX_PENDING_TURNS,
+  MQTT_SENDER_ID,
+  type MqttBridge,
+  type MqttBridgeDeps,
+} from "./mqtt-bridge.ts";
+export { formatMqttReport, type MqttReport, mqttReport } from "./mqtt-report.ts";
+export { MAX_PROMPT_BYTES, type PromptPayload, parsePromptPayload } from "./prompt-payload.ts";
+export { displayUrl, nodeIdFromHostname, type TopicLayout, topicLayout } from "./topic-layout.ts";

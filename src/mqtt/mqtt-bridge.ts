@@ -1,0 +1,357 @@
+/**
+ * The Home Assistant bridge: publishes discovery and state, turns prompts and button
+ * presses into agent turns in the MQTT session, and publishes each outcome as a reply
+ * or error event. Prompts run as the sender `mqtt:home-assistant` (a stranger unless
+ * listed in `agent.owners`); the agent queues them per session. Guarantees: `start`
+ * returns before the broker answers and never throws; a bad payload gets an `error`
+ * event, never an exception; no secret is published or logged.
+ */
+import type { MqttClient } from "mqtt";
+import * as z from "zod";
+import type { Agent } from "../agent/index.ts";
+import type { ClawboxConfig } from "../config/index.ts";
+import { toClawboxError } from "../errors/index.ts";
+import type { Logger } from "../system/index.ts";
+import { type ConnectionState, type MqttBridgeStatus, writeStatusFile } from "./bridge-status.ts";
+import {
+  type BridgeStatus,
+  deviceIdentifier,
+  discoveryEntities,
+  discoveryWildcard,
+  HA_STATE_MAX,
+} from "./discovery.ts";
+import { type Backoff, DEFAULT_BACKOFF, openConnection } from "./mqtt-connection.ts";
+import { parsePromptPayload } from "./prompt-payload.ts";
+import { displayUrl, topicLayout } from "./topic-layout.ts";
+
+/** Who Home Assistant is to the agent: put this id in `agent.owners` to trust it. */
+export const MQTT_SENDER_ID = "mqtt:home-assistant";
+/** Prompts waiting or running at once; more get an error event instead of piling up. */
+export const MAX_PENDING_TURNS = 16;
+
+export interface MqttBridgeDeps {
+  config: ClawboxConfig;
+  agent: Pick<Agent, "chat" | "primaryModel" | "selectModel">;
+  logger: Logger;
+  version: string;
+  /** Where `clawbox mqtt status` reads the state; omitted in unit tests. */
+  statusFile?: string;
+  /** For the default node id (default: os.hostname()). */
+  hostname?: string;
+  backoff?: Backoff;
+}
+
+export interface MqttBridge {
+  /** Loads the mqtt package and starts connecting; resolves without waiting for the broker. */
+  start(): Promise<void>;
+  status(): MqttBridgeStatus;
+  /** Resolves when no turn started by MQTT is running. */
+  idle(): Promise<void>;
+  /** Publishes `offline` (retained) and disconnects. */
+  close(): Promise<void>;
+}
+
+interface TurnOrigin {
+  id?: string;
+  /** Set for button presses: "new_session" | "compact". */
+  command?: string;
+}
+
+/** At most 255 characters (code points, as Home Assistant counts). */
+function truncateState(text: string): string {
+  const chars = [...text];
+  return chars.length <= HA_STATE_MAX ? text : `${chars.slice(0, HA_STATE_MAX - 1).join("")}…`;
+}
+
+const identifiers = z.union([z.array(z.unknown()), z.string()]);
+/** A retained discovery config, full or abbreviated (`dev`/`ids`) keys. */
+const retainedConfig = z.object({
+  device: z.object({ identifiers }).optional(),
+  dev: z.object({ ids: identifiers }).optional(),
+});
+
+/** True when a retained discovery payload names `identifier` among its device identifiers. */
+function isOurDevice(payload: Buffer, identifier: string): boolean {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(payload.toString("utf8"));
+  } catch {
+    return false;
+  }
+  const parsed = retainedConfig.safeParse(raw);
+  if (!parsed.success) return false;
+  const ids = parsed.data.device?.identifiers ?? parsed.data.dev?.ids;
+  return Array.isArray(ids) ? ids.includes(identifier) : ids === identifier;
+}
+
+export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
+  const { config, agent, logger } = deps;
+  const mqtt = config.mqtt;
+  const topics = topicLayout(mqtt, deps.hostname);
+  const clientId = mqtt.clientId ?? `clawbox-${topics.nodeId}`;
+  const defaultSession = mqtt.sessionKey ?? `agent:${config.agent.id}:mqtt:direct:home-assistant`;
+  const modelIds = Object.keys(config.models.providers);
+  const entities = discoveryEntities({ topics, version: deps.version, modelIds });
+  const current = new Set(entities.map((e) => e.topic));
+  const running = new Set<Promise<void>>();
+  let client: MqttClient | undefined;
+  let closing = false;
+  let lastStatus: BridgeStatus = "idle";
+  const state: MqttBridgeStatus = {
+    pid: process.pid,
+    broker: displayUrl(mqtt.url),
+    clientId,
+    state: "connecting",
+    since: Date.now(),
+    connects: 0,
+    entities: entities.map((e) => e.topic),
+    removed: [],
+    busy: false,
+    prompts: { received: 0, rejected: 0, replied: 0, failed: 0 },
+    updatedAt: Date.now(),
+  };
+
+  const save = () => {
+    state.updatedAt = Date.now();
+    if (!deps.statusFile) return;
+    try {
+      writeStatusFile(deps.statusFile, state);
+    } catch (error) {
+      logger.warn("cannot write the MQTT status file", { error: toClawboxError(error).message });
+    }
+  };
+
+  const setState = (next: ConnectionState, error?: string) => {
+    if (state.state !== next) {
+      state.state = next;
+      state.since = Date.now();
+      if (next === "connected") logger.info(`connected to ${state.broker}`);
+      else if (next !== "stopped") {
+        logger.warn(`broker ${state.broker}: ${next}`, error ? { error } : undefined);
+      }
+    }
+    if (error) state.lastError = error;
+    save();
+  };
+
+  const publish = (topic: string, payload: string, retain = false) => {
+    if (!client || closing) return;
+    client.publish(topic, payload, { qos: 1, retain }, (error) => {
+      if (error) logger.warn(`publish to ${topic} failed`, { error: error.message });
+    });
+  };
+  const publishJson = (topic: string, value: unknown, retain = false) =>
+    publish(topic, JSON.stringify(value), retain);
+
+  const publishStates = () => {
+    state.busy = running.size > 0;
+    publish(topics.status, running.size > 0 ? "thinking" : lastStatus, true);
+    publish(topics.busy, state.busy ? "ON" : "OFF", true);
+    publish(topics.model, agent.primaryModel(), true);
+  };
+
+  const publishDiscovery = () => {
+    for (const entity of entities) publishJson(entity.topic, entity.config, true);
+    state.discoveryPublishedAt = Date.now();
+    save();
+  };
+
+  const sendError = (reason: string, origin: TurnOrigin, sessionKey?: string) => {
+    publishJson(topics.event, {
+      event_type: "error",
+      text: reason,
+      ...(origin.id !== undefined ? { id: origin.id } : {}),
+      ...(origin.command ? { command: origin.command } : {}),
+      ...(sessionKey ? { session_key: sessionKey } : {}),
+    });
+  };
+
+  const runTurn = (text: string, sessionKey: string, origin: TurnOrigin) => {
+    if (running.size >= MAX_PENDING_TURNS) {
+      state.prompts.rejected++;
+      sendError(
+        `${MAX_PENDING_TURNS} prompts are already waiting; this one was dropped. Try again when the box is idle.`,
+        origin,
+        sessionKey,
+      );
+      save();
+      return;
+    }
+    const turn = (async () => {
+      const result = await agent.chat({
+        sessionKey,
+        text,
+        channel: "mqtt",
+        senderId: MQTT_SENDER_ID,
+        senderName: "Home Assistant",
+        chatType: "direct",
+        ...(origin.id !== undefined ? { messageId: origin.id } : {}),
+      });
+      const common = {
+        ...(origin.id !== undefined ? { id: origin.id } : {}),
+        ...(origin.command ? { command: origin.command } : {}),
+        session_key: result.sessionKey,
+      };
+      if (result.error) {
+        state.prompts.failed++;
+        lastStatus = "error";
+        sendError(result.error.message, origin, result.sessionKey);
+        return;
+      }
+      state.prompts.replied++;
+      lastStatus = "idle";
+      publishJson(topics.event, {
+        event_type: "reply",
+        text: result.reply,
+        ...common,
+        ...(result.silent ? { silent: true } : {}),
+      });
+      if (result.silent) return;
+      publish(topics.reply, truncateState(result.reply), true);
+      const at = new Date().toISOString();
+      publishJson(topics.replyAttributes, { text: result.reply, ...common, at }, true);
+      publishJson(topics.statusAttributes, { last_reply: result.reply, ...common, at }, true);
+    })()
+      .catch((error: unknown) => {
+        // agent.chat never rejects; this guards the publishing code above.
+        state.prompts.failed++;
+        lastStatus = "error";
+        logger.error("MQTT turn failed", { error: toClawboxError(error).message });
+        sendError("The box could not finish this prompt; see its log.", origin, sessionKey);
+      })
+      .finally(() => {
+        running.delete(turn);
+        publishStates();
+        save();
+      });
+    running.add(turn);
+    publishStates();
+    save();
+  };
+
+  const onPrompt = (payload: Buffer) => {
+    state.prompts.received++;
+    const parsed = parsePromptPayload(payload);
+    if (!parsed.ok) {
+      state.prompts.rejected++;
+      logger.warn("MQTT prompt rejected", { reason: parsed.reason });
+      sendError(parsed.reason, parsed.id !== undefined ? { id: parsed.id } : {});
+      save();
+      return;
+    }
+    const sessionKey = parsed.session
+      ? `agent:${config.agent.id}:mqtt:direct:${parsed.session}`
+      : defaultSession;
+    runTurn(parsed.prompt, sessionKey, parsed.id !== undefined ? { id: parsed.id } : {});
+  };
+
+  const onModel = (payload: Buffer) => {
+    const id = payload.toString("utf8").trim();
+    try {
+      agent.selectModel(id);
+      logger.info(`model selected over MQTT: ${id}`);
+    } catch (error) {
+      sendError(
+        `There is no model named "${id.slice(0, 80)}". Choose one of: ${modelIds.join(", ")}.`,
+        { command: "select_model" },
+      );
+      logger.warn("MQTT model selection rejected", { error: toClawboxError(error).message });
+    }
+    publish(topics.model, agent.primaryModel(), true);
+  };
+
+  /** Clears a retained discovery config of this device that the current version no longer has. */
+  const onDiscoveryConfig = (topic: string, payload: Buffer) => {
+    if (current.has(topic) || payload.byteLength === 0) return;
+    if (!isOurDevice(payload, deviceIdentifier(topics.nodeId))) return;
+    publish(topic, "", true);
+    if (!state.removed.includes(topic)) state.removed.push(topic);
+    logger.info(`removed stale Home Assistant entity ${topic}`);
+    save();
+  };
+
+  const onMessage = (topic: string, payload: Buffer) => {
+    try {
+      if (topic === topics.prompt) onPrompt(payload);
+      else if (topic === topics.newSession)
+        runTurn("/new", defaultSession, { command: "new_session" });
+      else if (topic === topics.compact)
+        runTurn("/compact", defaultSession, { command: "compact" });
+      else if (topic === topics.modelSet) onModel(payload);
+      else if (topic === topics.haStatus) {
+        if (payload.toString("utf8").trim() === "online") {
+          logger.info("Home Assistant is online: publishing discovery again");
+          publishDiscovery();
+          publish(topics.availability, "online", true);
+          publishStates();
+        }
+      } else if (topic.startsWith(`${topics.discoveryPrefix}/`)) onDiscoveryConfig(topic, payload);
+    } catch (error) {
+      logger.error(`MQTT message on ${topic} failed`, { error: toClawboxError(error).message });
+    }
+  };
+
+  const onConnect = () => {
+    state.connects++;
+    setState("connected");
+    const c = client;
+    if (!c) return;
+    c.subscribe(
+      [
+        topics.prompt,
+        topics.newSession,
+        topics.compact,
+        topics.modelSet,
+        topics.haStatus,
+        discoveryWildcard(topics),
+      ],
+      { qos: 1 },
+      (error) => {
+        if (error) logger.warn("MQTT subscribe failed", { error: error.message });
+      },
+    );
+    publishDiscovery();
+    publish(topics.availability, "online", true);
+    publishStates();
+  };
+
+  return {
+    async start() {
+      save();
+      try {
+        client = await openConnection({
+          config: mqtt,
+          clientId,
+          availabilityTopic: topics.availability,
+          backoff: deps.backoff ?? DEFAULT_BACKOFF,
+          handlers: { onConnect, onState: setState, onMessage },
+        });
+        if (closing) await client.endAsync(true);
+      } catch (error) {
+        setState("disconnected", toClawboxError(error).message);
+      }
+    },
+    status: () => ({ ...state, prompts: { ...state.prompts }, removed: [...state.removed] }),
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+    async close() {
+      if (closing) return;
+      const c = client;
+      if (c?.connected) {
+        try {
+          await c.publishAsync(topics.availability, "offline", { qos: 1, retain: true });
+        } catch (error) {
+          logger.warn("cannot publish offline", { error: toClawboxError(error).message });
+        }
+      }
+      closing = true;
+      try {
+        await c?.endAsync();
+      } catch (error) {
+        logger.warn("MQTT disconnect failed", { error: toClawboxError(error).message });
+      }
+      setState("stopped");
+    },
+  };
+}
