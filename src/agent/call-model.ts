@@ -36,6 +36,8 @@ export interface ModelCallInput {
   sessionId: string;
   runKind: RunKind;
   dynamic: DynamicContext;
+  /** The owner's private files (MEMORY.md, USER.md) may enter the prompt (owner, not in a group). */
+  privateFiles: boolean;
   /** Providers in fallback order (already resolved; missing ones left out). */
   chain: Provider[];
   /** Tool definitions as `provider` should see them (policy applied, schemas normalized). */
@@ -108,7 +110,15 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       let context: AssembledContext;
       try {
         context = await input.engine.assemble(
-          { session, provider, modelKind, runKind: input.runKind, tools, dynamic: input.dynamic },
+          {
+            session,
+            provider,
+            modelKind,
+            runKind: input.runKind,
+            tools,
+            dynamic: input.dynamic,
+            privateFiles: input.privateFiles,
+          },
           pending,
         );
       } catch (error) {

@@ -6,6 +6,7 @@
  * `stopReason: "error"` on failure) and a plain-words error for the user; a consumer's
  * throwing `onEvent` never breaks a run.
  */
+import { join } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
@@ -17,7 +18,7 @@ import {
   type ToolDefinition,
 } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
-import type { HomePaths, Logger } from "../system/index.ts";
+import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
 import {
   type AgentTool,
   applyToolPolicy,
@@ -75,6 +76,12 @@ export interface Agent {
   selectModel(id: string): void;
   /** Aborts running and queued runs, waits for them, disposes providers. */
   close(): Promise<void>;
+}
+
+/** Folders `read` may open besides the workspace: bundled and managed skills, the user guide. */
+function readOnlyRoots(paths: HomePaths): string[] {
+  const layout = runtimeLayout();
+  return [layout.skillsDir, paths.skillsDir, join(layout.docsDir, "guide")];
 }
 
 export function createAgent(deps: AgentDeps): Agent {
@@ -219,6 +226,7 @@ export function createAgent(deps: AgentDeps): Agent {
         senderId: request.senderId,
         isOwner: owner,
         workspace: paths.workspace,
+        readRoots: readOnlyRoots(paths),
         channel: request.channel,
         chatType: request.chatType,
         groupId: request.groupId,
@@ -228,24 +236,27 @@ export function createAgent(deps: AgentDeps): Agent {
       signal,
       emit: safeEmit(request),
     };
+    // A stranger's conversation never writes the owner's memory: no flush turn for it.
     const loop = await runAgentLoop({
       ...loopInput,
       // The flush turn runs inside this run (same session slot), silently, without recursion.
-      memoryFlush: async () => {
-        await runAgentLoop({
-          ...loopInput,
-          runId: crypto.randomUUID(),
-          request: {
-            ...request,
-            text: memoryFlushPrompt(new Date()),
-            images: [],
-            toolChoice: "auto",
+      memoryFlush: !owner
+        ? undefined
+        : async () => {
+            await runAgentLoop({
+              ...loopInput,
+              runId: crypto.randomUUID(),
+              request: {
+                ...request,
+                text: memoryFlushPrompt(new Date()),
+                images: [],
+                toolChoice: "auto",
+              },
+              drainSteering: () => [],
+              emit: () => {},
+              housekeeping: true,
+            });
           },
-          drainSteering: () => [],
-          emit: () => {},
-          housekeeping: true,
-        });
-      },
     });
     store.sessions.update(session.sessionId, {
       model: loop.provider ? `${loop.provider.id}/${loop.provider.model}` : undefined,

@@ -145,6 +145,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
         sessionId: input.sessionId,
         runKind: input.runKind,
         dynamic: dynamicContextOf(input.request, input.config),
+        privateFiles: input.toolContext.isOwner && input.request.chatType !== "group",
         chain: input.chain,
         toolsFor: (provider) => input.definitionsFor(provider, [...allowedFor(provider).values()]),
         thinkingLevel,

@@ -38,6 +38,11 @@ export interface AssembleInput {
   runKind: RunKind;
   tools: ToolDefinition[];
   dynamic: DynamicContext;
+  /**
+   * False keeps the owner's private files (MEMORY.md, USER.md) out of the prompt: for a
+   * sender who is not an owner, and in group chats (SPEC §9a). Default true.
+   */
+  privateFiles?: boolean;
   /** Override of the prompt mode (default: full for interactive, minimal otherwise). */
   promptMode?: "full" | "minimal" | "none";
   /** Extra stable text for the system prompt (placed above the cache boundary). */

@@ -148,6 +148,7 @@ export class DefaultContextEngine implements ContextEngine {
       pending,
       input.promptMode,
       input.systemPromptAddition,
+      input.privateFiles,
     );
     this.updateSkillsSnapshot(input.session, report);
     return {
@@ -196,6 +197,7 @@ export class DefaultContextEngine implements ContextEngine {
     pending: UserMessage | undefined,
     promptMode?: AssembleInput["promptMode"],
     addition?: string,
+    privateFiles?: boolean,
   ) {
     const config = this.deps.config.context;
     const sessionId = session?.sessionId ?? "";
@@ -214,6 +216,7 @@ export class DefaultContextEngine implements ContextEngine {
         firstRun,
         facts,
         ...(addition ? { addition } : {}),
+        ...(privateFiles === false ? { privateFiles } : {}),
       },
       counter,
     );

@@ -25,6 +25,7 @@ import {
   type LoadedWorkspace,
   limitBootstrapFiles,
   loadSkills,
+  PRIVATE_BOOTSTRAP_FILES,
   readBootstrapFiles,
   type SkillDir,
   type SkillEnvironment,
@@ -61,6 +62,8 @@ export interface PrepareRequest {
   modelKind: ModelKind;
   runKind: RunKind;
   promptMode?: PromptMode;
+  /** False leaves out the owner's private files (MEMORY.md, USER.md). */
+  privateFiles?: boolean;
   model: { provider: string; model: string };
   contextWindow: number;
   tools: readonly ToolDefinition[];
@@ -109,7 +112,9 @@ export async function preparePrompt(
   const caps = budgetCaps(req.contextWindow, env.reserveTokens);
   const overhead = await templateOverhead(counter, req.modelKind);
   const steps: string[] = [];
-  const names = mode === "none" ? [] : bootstrapFileNames(mode === "full" ? "full" : "minimal");
+  const names = (
+    mode === "none" ? [] : bootstrapFileNames(mode === "full" ? "full" : "minimal")
+  ).filter((name) => req.privateFiles !== false || !PRIVATE_BOOTSTRAP_FILES.includes(name));
   const workspace = readBootstrapFiles(env.workspace, names, env.cache);
   const destinations = new Map<string, Destination>();
   for (const file of workspace.files) {

@@ -2,9 +2,21 @@
  * Crash-safe file replacement for an SD card: write a temp file beside the target,
  * fsync it, rename it over the target, fsync the folder. A reader (or the next boot
  * after a power cut) sees either the old file or the new one, never a torn mix; a
- * failed write leaves the old file untouched and removes the temp file.
+ * failed write leaves the old file untouched and removes the temp file. A target that
+ * is a symlink is written where the link points (the link itself stays); missing
+ * parent folders are created.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 export interface AtomicWriteOptions {
@@ -24,13 +36,24 @@ function fsyncDirectory(dir: string): void {
   }
 }
 
+/** Where a write to `path` lands: the real path when it exists (through links), else `path`. */
+function linkTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** Replaces `path` with `data` atomically and durably. Throws the underlying fs error. */
 export function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): void {
+  path = linkTarget(path);
   const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
   let mode = options.mode ?? 0o644;
   try {
     mode = statSync(path).mode & 0o7777;
@@ -61,4 +84,10 @@ export function writeFileAtomic(
     throw error;
   }
   fsyncDirectory(dir);
+}
+
+/** Removes `path` and makes the removal durable (fsync of the folder). */
+export function removeFileDurable(path: string): void {
+  rmSync(path);
+  fsyncDirectory(dirname(path));
 }

@@ -1,4 +1,4 @@
-export { type AtomicWriteOptions, writeFileAtomic } from "./atomic-write.ts";
+export { type AtomicWriteOptions, removeFileDurable, writeFileAtomic } from "./atomic-write.ts";
 export {
   type BoundedProcessOptions,
   type BoundedProcessResult,

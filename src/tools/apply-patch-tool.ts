@@ -1,15 +1,17 @@
 /**
  * `apply_patch`: the "*** Begin Patch" format (Add File / Update File / Delete File,
  * hunks of ` ` context, `-` removed and `+` added lines). Every path is confined to the
- * workspace and every hunk is checked before anything is written: a patch applies
- * whole or not at all.
+ * workspace and every hunk of every file is checked before anything is written: a
+ * patch applies whole or not at all. Each file is replaced atomically (temp file,
+ * fsync, rename); if a later file fails to write, the files already written are put
+ * back as they were.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { ClawboxError } from "../errors/index.ts";
-import type { AgentTool } from "./tool.ts";
+import { removeFileDurable, writeFileAtomic } from "../system/index.ts";
+import { resolveToolPath } from "./owner-files.ts";
+import type { AgentTool, ToolContext } from "./tool.ts";
 import { errorOutput, textOutput } from "./tool-output.ts";
-import { resolveInWorkspace } from "./workspace-path.ts";
 
 type FileOp =
   | { kind: "add"; path: string; lines: string[] }
@@ -98,6 +100,72 @@ function findLines(lines: string[], needle: string[], from: number): number {
   return from > 0 ? findLines(lines, needle, 0) : -1;
 }
 
+interface PlannedWrite {
+  path: string;
+  /** New content, or null to delete. */
+  content: string | null;
+  /** Content before the patch, or null when the file did not exist. */
+  previous: string | null;
+}
+
+/** Every op checked and every new content computed; nothing touched yet. */
+function planWrites(ops: FileOp[], ctx: ToolContext): PlannedWrite[] {
+  const planned = new Map<string, PlannedWrite>();
+  for (const op of ops) {
+    const path = resolveToolPath(ctx, op.path, "write");
+    if (planned.has(path))
+      throw bad(`${op.path} appears twice; put all its changes under one file header`);
+    const exists = existsSync(path);
+    if (op.kind === "add") {
+      if (exists)
+        throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path} already exists`, {
+          hint: "use Update File",
+        });
+      planned.set(path, { path, content: op.lines.join("\n"), previous: null });
+      continue;
+    }
+    if (!exists)
+      throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path}: no such file`, {
+        ...(op.kind === "update" ? { hint: "use Add File" } : {}),
+      });
+    const previous = readFileSync(path, "utf8");
+    planned.set(path, {
+      path,
+      previous,
+      content: op.kind === "delete" ? null : applyHunks(previous, op.hunks, op.path),
+    });
+  }
+  return [...planned.values()];
+}
+
+function writeOne(path: string, content: string | null): void {
+  if (content === null) removeFileDurable(path);
+  else writeFileAtomic(path, content);
+}
+
+/** Writes every planned file; on a failure, restores the ones already written. */
+function applyAll(writes: PlannedWrite[]): void {
+  const done: PlannedWrite[] = [];
+  for (const write of writes) {
+    try {
+      writeOne(write.path, write.content);
+      done.push(write);
+    } catch (error) {
+      for (const undo of done.reverse()) {
+        try {
+          writeOne(undo.path, undo.previous);
+        } catch {
+          // best effort: the error below names the failed file
+        }
+      }
+      throw new ClawboxError(
+        "TOOL_FAILED",
+        `apply_patch: writing ${write.path} failed (${error instanceof Error ? error.message : String(error)}); no file was changed`,
+      );
+    }
+  }
+}
+
 export const applyPatchTool: AgentTool = {
   name: "apply_patch",
   group: "fs",
@@ -112,34 +180,8 @@ export const applyPatchTool: AgentTool = {
   async execute(args, ctx) {
     try {
       const ops = parsePatch(String(args.patch));
-      const writes: { path: string; content: string | null }[] = [];
-      for (const op of ops) {
-        const path = resolveInWorkspace(ctx.workspace, op.path);
-        if (op.kind === "add") {
-          if (existsSync(path))
-            throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path} already exists`, {
-              hint: "use Update File",
-            });
-          writes.push({ path, content: op.lines.join("\n") });
-        } else if (op.kind === "delete") {
-          if (!existsSync(path))
-            throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path}: no such file`);
-          writes.push({ path, content: null });
-        } else {
-          if (!existsSync(path))
-            throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path}: no such file`, {
-              hint: "use Add File",
-            });
-          writes.push({ path, content: applyHunks(readFileSync(path, "utf8"), op.hunks, op.path) });
-        }
-      }
-      for (const write of writes) {
-        if (write.content === null) rmSync(write.path);
-        else {
-          mkdirSync(dirname(write.path), { recursive: true });
-          writeFileSync(write.path, write.content);
-        }
-      }
+      const writes = planWrites(ops, ctx);
+      applyAll(writes);
       return textOutput(
         ops.map((op) => `${op.kind} ${op.path}`).join("\n") || "empty patch: nothing changed",
       );

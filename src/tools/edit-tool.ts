@@ -1,9 +1,13 @@
-/** `edit`: replaces an exact piece of text in a workspace file; refuses ambiguous edits. */
-import { readFileSync, writeFileSync } from "node:fs";
+/**
+ * `edit`: replaces an exact piece of text in a workspace file; refuses ambiguous edits.
+ * The file is replaced atomically (temp file, fsync, rename).
+ */
+import { readFileSync } from "node:fs";
 import { ClawboxError } from "../errors/index.ts";
+import { writeFileAtomic } from "../system/index.ts";
+import { resolveToolPath } from "./owner-files.ts";
 import type { AgentTool } from "./tool.ts";
 import { errorOutput, textOutput } from "./tool-output.ts";
-import { resolveInWorkspace } from "./workspace-path.ts";
 
 export const editTool: AgentTool = {
   name: "edit",
@@ -24,7 +28,7 @@ export const editTool: AgentTool = {
   async execute(args, ctx) {
     try {
       const where = String(args.path);
-      const path = resolveInWorkspace(ctx.workspace, where);
+      const path = resolveToolPath(ctx, where, "write");
       let text: string;
       try {
         text = readFileSync(path, "utf8");
@@ -44,7 +48,7 @@ export const editTool: AgentTool = {
           hint: "include more surrounding text, or set replaceAll",
         });
       }
-      writeFileSync(path, text.split(oldText).join(String(args.newText)));
+      writeFileAtomic(path, text.split(oldText).join(String(args.newText)));
       return textOutput(`edited ${where} (${count} replacement${count === 1 ? "" : "s"})`);
     } catch (error) {
       return errorOutput(error);

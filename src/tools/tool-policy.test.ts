@@ -63,7 +63,7 @@ describe("tool policy pipeline", () => {
     expect(names(config)).toEqual(["mcp__home__light_set"]);
     expect(
       names(config, { ...owner, providerId: "cloud", senderId: "qq:OTHER", isOwner: false }),
-    ).toEqual(["session_status", "mcp__home__light_set"]);
+    ).toEqual(["mcp__home__light_set"]);
   });
 
   it("group patterns and per-group channel filters", () => {
@@ -78,6 +78,50 @@ describe("tool policy pipeline", () => {
     };
     expect(names(config, { ...owner, senderId: "qq:X", isOwner: false })).toEqual([]);
     expect(names(config)).toEqual(["read", "exec"]);
+  });
+});
+
+describe("the strangers stage", () => {
+  const stranger: PolicyInput = {
+    ...owner,
+    channel: "qq",
+    chatType: "group",
+    groupId: "G1",
+    senderId: "qq:STRANGER",
+    isOwner: false,
+  };
+  it("by default a non-owner gets no writes, exec, session or memory tools", () => {
+    expect(names({}, stranger)).toEqual(["read", "mcp__home__light_set", "mcp__home__lock_door"]);
+    expect(names({})).toHaveLength(TOOLS.length);
+  });
+
+  it("the most specific strangers filter replaces the default: sender, then group, then channel", () => {
+    const config = {
+      tools: {
+        strangers: { deny: ["mcp__*", "group:fs"] },
+        byChannel: {
+          qq: { strangers: { deny: ["group:mcp"] } },
+          "qq:group:G1": { strangers: { allow: ["read", "memory_search"] } },
+        },
+        bySender: { "qq:FRIEND": { strangers: { deny: [] } } },
+      },
+    };
+    expect(names(config, { ...stranger, channel: "wecom", groupId: undefined })).toEqual([
+      "session_status",
+      "memory_search",
+    ]);
+    expect(names(config, { ...stranger, groupId: "G2" })).toEqual([
+      "read",
+      "write",
+      "session_status",
+      "memory_search",
+    ]);
+    expect(names(config, stranger)).toEqual(["read", "memory_search"]);
+    // even a sender granted everything never gets an owner-only tool
+    expect(names(config, { ...stranger, senderId: "qq:FRIEND" })).not.toContain("exec");
+    expect(names(config, { ...stranger, senderId: "qq:FRIEND" })).toHaveLength(TOOLS.length - 1);
+    // owners are not affected by any strangers filter
+    expect(names(config, { ...stranger, isOwner: true })).toHaveLength(TOOLS.length);
   });
 });
 

@@ -1,8 +1,11 @@
 /**
  * The tool policy pipeline (SPEC §7). Stages narrow the tool set in order: profile →
  * provider profile and filter → global allow/deny → agent → channel, then group →
- * sender. A stage's `allow` keeps only matching tools; a `deny` anywhere removes a tool
- * whatever any stage allows (deny wins). Owner-only tools never reach a non-owner.
+ * sender → strangers. A stage's `allow` keeps only matching tools; a `deny` anywhere
+ * removes a tool whatever any stage allows (deny wins). Owner-only tools never reach a
+ * non-owner. The last stage applies to non-owners only: the most specific `strangers`
+ * filter (sender, then group, then channel) or else `tools.strangers`, whose default
+ * denies file writes, exec, session and memory tools (SPEC §9a).
  * Patterns: exact names, `*` wildcards ("mcp__home__*"), and `group:<name>`.
  */
 import type { ClawboxConfig, ToolFilter, ToolProfile } from "../config/index.ts";
@@ -67,6 +70,23 @@ export function policyStages(config: ClawboxConfig, input: PolicyInput): PolicyS
   if (input.groupId)
     add(`group ${input.groupId}`, tools.byChannel[`${input.channel}:group:${input.groupId}`]);
   if (input.senderId) add(`sender ${input.senderId}`, tools.bySender[input.senderId]);
+  if (!input.isOwner) {
+    const scoped: [string, Partial<ToolFilter> | undefined][] = [
+      ["sender", input.senderId ? tools.bySender[input.senderId]?.strangers : undefined],
+      [
+        "group",
+        input.groupId
+          ? tools.byChannel[`${input.channel}:group:${input.groupId}`]?.strangers
+          : undefined,
+      ],
+      ["channel", tools.byChannel[input.channel]?.strangers],
+    ];
+    const found = scoped.find(([, filter]) => filter);
+    stages.push({
+      name: found ? `strangers (${found[0]} filter)` : "strangers (non-owner default)",
+      ...(found?.[1] ?? tools.strangers),
+    });
+  }
   return stages;
 }
 

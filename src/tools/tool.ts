@@ -19,6 +19,8 @@ export interface ToolContext {
   toolCallId?: string;
   /** Absolute workspace folder; file tools are confined to it. */
   workspace: string;
+  /** Folders `read` may also open, read-only (bundled and managed skills, the user guide). */
+  readRoots?: string[];
   signal: AbortSignal;
   /** Streams partial output (tool_execution_update events). Must not throw. */
   onUpdate?: (partial: string) => void;

@@ -1,9 +1,11 @@
-/** `write`: creates or replaces a workspace file (parent folders created). */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+/**
+ * `write`: creates or replaces a workspace file (parent folders created). The file is
+ * replaced atomically (temp file, fsync, rename), so a power cut never leaves half of it.
+ */
+import { writeFileAtomic } from "../system/index.ts";
+import { resolveToolPath } from "./owner-files.ts";
 import type { AgentTool } from "./tool.ts";
 import { errorOutput, textOutput } from "./tool-output.ts";
-import { resolveInWorkspace } from "./workspace-path.ts";
 
 export const writeTool: AgentTool = {
   name: "write",
@@ -20,10 +22,9 @@ export const writeTool: AgentTool = {
   },
   async execute(args, ctx) {
     try {
-      const path = resolveInWorkspace(ctx.workspace, String(args.path));
-      mkdirSync(dirname(path), { recursive: true });
+      const path = resolveToolPath(ctx, String(args.path), "write");
       const content = String(args.content);
-      writeFileSync(path, content);
+      writeFileAtomic(path, content);
       return textOutput(`wrote ${Buffer.byteLength(content)} bytes to ${String(args.path)}`);
     } catch (error) {
       return errorOutput(error);

@@ -24,6 +24,9 @@ export const MINIMAL_BOOTSTRAP_FILE_NAMES: readonly BootstrapFileName[] = [
   "USER.md",
 ];
 
+/** The owner's private files: never in a stranger's or a group chat's prompt (SPEC §9a). */
+export const PRIVATE_BOOTSTRAP_FILES: readonly BootstrapFileName[] = ["USER.md", "MEMORY.md"];
+
 /** Alternative spellings accepted on disk (first existing wins). */
 export const BOOTSTRAP_FILE_ALIASES: Partial<Record<BootstrapFileName, readonly string[]>> = {
   "MEMORY.md": ["MEMORY.md", "memory.md"],

@@ -8,6 +8,7 @@ export {
   bootstrapFileNames,
   isEffectivelyEmpty,
   MINIMAL_BOOTSTRAP_FILE_NAMES,
+  PRIVATE_BOOTSTRAP_FILES,
   type RunSet,
 } from "./bootstrap-files.ts";
 export { type CachedRead, FileCache } from "./file-cache.ts";

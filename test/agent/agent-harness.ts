@@ -54,7 +54,10 @@ export function createHarness(options: {
   /** Default: built from config by the providers area. */
   providers?: ProviderSource;
   config?: Record<string, unknown>;
-  tools?: AgentTool[];
+  /** Extra tools, or a builder for tools that need the harness's store and paths (memory). */
+  tools?:
+    | AgentTool[]
+    | ((deps: { store: Store; paths: HomePaths; config: ClawboxConfig }) => AgentTool[]);
   /** Default: the test engine; "real" uses the context area's default engine. */
   engine?: "real" | ((store: Store) => ContextEngine);
 }): Harness {
@@ -79,7 +82,8 @@ export function createHarness(options: {
     logger: silentLogger,
     providers: options.providers,
     engine,
-    tools: options.tools,
+    tools:
+      typeof options.tools === "function" ? options.tools({ store, paths, config }) : options.tools,
   });
   return {
     agent,

@@ -15,6 +15,25 @@ export const toolFilter = z.object({
 
 export const toolProfile = z.enum(["minimal", "coding", "messaging", "full"]);
 
+/**
+ * What a sender who is not an owner may use unless a more specific `strangers` filter
+ * replaces it (SPEC §9a): no file writes, no exec, no session tools, no memory tools.
+ */
+export const DEFAULT_STRANGER_DENY = [
+  "group:runtime",
+  "write",
+  "edit",
+  "apply_patch",
+  "group:sessions",
+  "group:memory",
+];
+
+/**
+ * A channel, group or sender stage. `strangers`, when given, replaces the default
+ * non-owner filter (`tools.strangers`) for the non-owners this stage applies to.
+ */
+const scopedToolFilter = toolFilter.extend({ strangers: toolFilter.optional() });
+
 const providerToolPolicy = toolFilter.extend({ profile: toolProfile.optional() });
 
 const mcpStdioServer = z.object({
@@ -55,9 +74,11 @@ export const toolsSection = z
     /** Per provider id (key of `models.providers`). */
     byProvider: z.record(z.string(), providerToolPolicy).default({}),
     /** Per channel ("qq") or channel group ("qq:group:GROUPID"). */
-    byChannel: z.record(z.string(), toolFilter).default({}),
+    byChannel: z.record(z.string(), scopedToolFilter).default({}),
     /** Per sender id ("qq:OPENID"). */
-    bySender: z.record(z.string(), toolFilter).default({}),
+    bySender: z.record(z.string(), scopedToolFilter).default({}),
+    /** The non-owner stage: applies to every sender not in `agent.owners`. */
+    strangers: toolFilter.default({ deny: DEFAULT_STRANGER_DENY }),
     /** Run a turn's tool calls in parallel or one after another. */
     execution: z.enum(["parallel", "sequential"]).default("parallel"),
     exec: z
@@ -73,6 +94,7 @@ export const toolsSection = z
     byProvider: {},
     byChannel: {},
     bySender: {},
+    strangers: { deny: DEFAULT_STRANGER_DENY },
     execution: "parallel",
     exec: { timeoutMs: 30000, maxOutputChars: 20000 },
     mcp: { servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 },

@@ -1,0 +1,48 @@
+/**
+ * `memory_get` reads memory files only: a memory file that is a symlink to a file
+ * outside the workspace is refused and its content never returned.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryTools } from "../../src/memory/index.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("memory_get", () => {
+  it("refuses a memory file that links outside the workspace", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawbox-memget-"));
+    dirs.push(dir);
+    const workspace = join(dir, "workspace");
+    mkdirSync(join(workspace, "memory"), { recursive: true });
+    writeFileSync(join(dir, "secret.txt"), "ssh private key\n");
+    writeFileSync(join(workspace, "memory", "2026-01-01.md"), "# Notes\nplumber on monday\n");
+    symlinkSync(join(dir, "secret.txt"), join(workspace, "memory", "leak.md"));
+    symlinkSync(join(dir, "secret.txt"), join(workspace, "MEMORY.md"));
+    const [, memoryGet] = createMemoryTools({
+      workspace,
+      search: async () => ({ mode: "keyword", results: [], embedMs: 0, searchMs: 0 }),
+    });
+    if (!memoryGet) throw new Error("memory_get missing");
+    const ctx = {
+      sessionId: "s",
+      sessionKey: "k",
+      isOwner: true,
+      workspace,
+      signal: new AbortController().signal,
+    };
+    for (const path of ["memory/leak.md", "MEMORY.md"]) {
+      const out = await memoryGet.execute({ path }, ctx);
+      const text = out.content.map((c) => ("text" in c ? c.text : "")).join("");
+      expect(out.isError, text).toBe(true);
+      expect(text).toContain("leads outside the workspace");
+      expect(text).not.toContain("ssh private key");
+    }
+    const ok = await memoryGet.execute({ path: "memory/2026-01-01.md" }, ctx);
+    expect(ok.isError).toBeFalsy();
+  });
+});
