@@ -17,6 +17,8 @@ export interface ChannelSettings {
 export interface AdapterDeps {
   config: ClawboxConfig;
   logger: Logger;
+  /** The workspace folder (local files the assistant may send must be inside it). */
+  workspace: string;
 }
 
 export interface ChannelDefinition {

@@ -24,6 +24,7 @@ export interface ChannelServiceDeps {
   config: ClawboxConfig;
   agent: ChannelAgent;
   logger: Logger;
+  workspace: string;
   /** The model accepts images (inbound images are attached, not only described). */
   vision?: boolean;
 }
@@ -84,7 +85,11 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     const host = hostFor(id);
     host.setState("starting");
     try {
-      const adapter = await definition.load({ config, logger: host.logger });
+      const adapter = await definition.load({
+        config,
+        logger: host.logger,
+        workspace: deps.workspace,
+      });
       dispatcher.register(id, settings);
       const recovered = dispatcher.outbox.recover(id, settings.capabilities);
       if (recovered.resumed + recovered.failed > 0) host.logger.info("outbox recovered", recovered);

@@ -26,6 +26,11 @@ export interface ChannelCapabilities {
   idempotentReplies: boolean;
   /** The platform can carry images the assistant sends. */
   images: boolean;
+  /**
+   * Tag the assistant wraps an image in (`<qqimg>PATH_OR_URL</qqimg>`): each one is cut
+   * out of the text and sent as its own outbox item, containing only the tag.
+   */
+  imageTag?: string;
 }
 
 export interface InboundAttachment {

@@ -49,14 +49,36 @@ function splitLong(block: string, max: number, joiner: string): string[] {
   return out;
 }
 
-/** The messages to send for one reply, at most `maxRepliesPerMessage`. */
+/** Image tags cut out of the text (each becomes its own item), and the text left. */
+function takeImages(text: string, tag: string | undefined): { text: string; images: string[] } {
+  if (!tag) return { text, images: [] };
+  const images: string[] = [];
+  const pattern = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g");
+  const rest = text.replace(pattern, (_match, source: string) => {
+    if (source.trim()) images.push(`<${tag}>${source.trim()}</${tag}>`);
+    return "";
+  });
+  return { text: rest.replace(/\n{3,}/g, "\n\n"), images };
+}
+
+/**
+ * The messages to send for one reply, at most `maxRepliesPerMessage`: the text first,
+ * then one item per image tag (images keep their slots; the text gets the rest).
+ */
 export function shapeReply(text: string, capabilities: ChannelCapabilities): string[] {
+  const limit = Math.max(1, capabilities.maxRepliesPerMessage);
+  const taken = takeImages(text, capabilities.images ? capabilities.imageTag : undefined);
+  const images = taken.images.slice(0, limit - 1);
+  const textParts = shapeText(taken.text, capabilities, limit - images.length);
+  return [...textParts, ...(textParts.length > 0 ? images : taken.images.slice(0, limit))];
+}
+
+function shapeText(text: string, capabilities: ChannelCapabilities, limit: number): string[] {
   const body = (capabilities.markdown ? text : markdownToPlain(text)).trim();
   if (body === "") return [];
   const max = capabilities.maxLength;
   if (body.length <= max) return [body];
   const parts = splitLong(body, max, "\n\n");
-  const limit = Math.max(1, capabilities.maxRepliesPerMessage);
   if (parts.length <= limit) return parts;
   const kept = parts.slice(0, limit);
   const last = kept[limit - 1] ?? "";

@@ -20,6 +20,7 @@ export function qqCapabilities(markdown: boolean): ChannelCapabilities {
     replyWindowMs: { direct: 60 * 60_000, group: 5 * 60_000 },
     idempotentReplies: true,
     images: true,
+    imageTag: "qqimg",
   };
 }
 

@@ -36,6 +36,7 @@ async function startChannels(runtime: Runtime): Promise<ChannelService> {
     config: runtime.config,
     agent: runtime.agent,
     logger: runtime.logger.child("channels"),
+    workspace: runtime.paths.workspace,
     vision: primary !== undefined && primary.kind !== "local",
   });
   void service.start();

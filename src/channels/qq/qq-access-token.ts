@@ -1,0 +1,81 @@
+/**
+ * The QQ app access token: fetched from `tokenUrl` with the app id and secret,
+ * refreshed a minute before it expires, one refresh in flight at a time (concurrent
+ * callers share it). `expires_in` may arrive as a number or a numeric string. A 401
+ * from the API calls `invalidate()` so the next request gets a fresh token.
+ */
+import * as z from "zod";
+import { ClawboxError } from "../../errors/index.ts";
+
+const REFRESH_EARLY_MS = 60_000;
+
+const tokenResponse = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]),
+});
+
+export interface AccessTokenSource {
+  get(): Promise<string>;
+  /** Forgets the current token (after a 401); the next get() fetches a new one. */
+  invalidate(): void;
+}
+
+export function createAccessTokenSource(options: {
+  tokenUrl: string;
+  appId: string;
+  clientSecret: string;
+  now?: () => number;
+}): AccessTokenSource {
+  const now = options.now ?? Date.now;
+  let token: { value: string; refreshAt: number } | undefined;
+  let inFlight: Promise<string> | undefined;
+
+  const fetchToken = async (): Promise<string> => {
+    let response: Response;
+    try {
+      response = await fetch(options.tokenUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ appId: options.appId, clientSecret: options.clientSecret }),
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch (error) {
+      throw new ClawboxError(
+        "PROVIDER_NETWORK",
+        `QQ access token: cannot reach ${options.tokenUrl}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const text = await response.text();
+    let parsed: z.infer<typeof tokenResponse> | undefined;
+    try {
+      parsed = tokenResponse.parse(JSON.parse(text));
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok || !parsed)
+      throw new ClawboxError(
+        "PROVIDER_AUTH",
+        `QQ access token: HTTP ${response.status} from ${options.tokenUrl}: ${text.slice(0, 200).replace(/"access_token"\s*:\s*"[^"]*"/, '"access_token":"[redacted]"')}`,
+        { hint: "check channels.qq.appId and channels.qq.clientSecret" },
+      );
+    const lifetimeMs = parsed.expires_in * 1000;
+    token = {
+      value: parsed.access_token,
+      refreshAt: now() + Math.max(lifetimeMs / 2, lifetimeMs - REFRESH_EARLY_MS),
+    };
+    return parsed.access_token;
+  };
+
+  return {
+    async get() {
+      if (token && now() < token.refreshAt) return token.value;
+      inFlight ??= fetchToken().finally(() => {
+        inFlight = undefined;
+      });
+      return inFlight;
+    },
+    invalidate() {
+      token = undefined;
+    },
+  };
+}
