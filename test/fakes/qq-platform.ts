@@ -47,6 +47,8 @@ export class FakeQqPlatform {
   readonly attempts: (SentMessage & { status: number })[] = [];
   readonly uploads: Record<string, unknown>[] = [];
   tokenRequests = 0;
+  /** Message POSTs that reached the platform (counted on arrival). */
+  arrivals = 0;
   ackHeartbeats = true;
   private server: Server<{ index: number }> | undefined;
   private socket: ServerWebSocket<{ index: number }> | undefined;
@@ -183,7 +185,7 @@ export class FakeQqPlatform {
     for (let i = 0; i < n; i++) this.failures.push(status);
   }
 
-  /** Message POSTs are recorded and accepted but not answered until `releaseSends()`. */
+  /** Message POSTs are processed (accepted or refused) but not answered until `releaseSends()`. */
   holdSends(): void {
     this.hold = new Promise((resolve) => {
       this.release = resolve;
@@ -270,11 +272,14 @@ export class FakeQqPlatform {
   ): Promise<Response> {
     const body = (await request.json()) as Record<string, unknown>;
     const record = { chatType, peerId, body, at: Date.now() };
-    const answer = (status: number, json: unknown) => {
+    this.arrivals += 1;
+    const hold = this.hold;
+    const answer = async (status: number, json: unknown) => {
       this.attempts.push({ ...record, status });
+      // Held: the platform has processed the message but the answer has not left yet.
+      if (hold) await hold;
       return Response.json(json, { status });
     };
-    if (this.hold) await this.hold;
     const failure = this.failures.shift();
     if (failure !== undefined) return answer(failure, { code: 500, message: "internal error" });
     const msgId = typeof body.msg_id === "string" ? body.msg_id : undefined;

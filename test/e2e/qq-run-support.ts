@@ -1,0 +1,95 @@
+/** Runs the real `clawbox run` program against the fake QQ platform and a fake OpenAI model server. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openaiText, type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { FakeQqPlatform } from "../fakes/qq-platform.ts";
+import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
+
+export { openaiText };
+
+export interface QqRun {
+  home: string;
+  platform: FakeQqPlatform;
+  model: ScriptedServer;
+  /** Starts `clawbox run`; resolves when it listens. */
+  start(): Promise<ChildProcess>;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export async function prepareQqRun(qq: Record<string, unknown> = {}): Promise<QqRun> {
+  const platform = new FakeQqPlatform().start();
+  const model = await startFakeOpenAI();
+  const home = mkdtempSync(join(tmpdir(), "clawbox-qq-run-"));
+  writeFileSync(
+    join(home, "clawbox.json"),
+    JSON.stringify({
+      models: {
+        primary: "cloud",
+        fallbacks: [],
+        providers: {
+          cloud: {
+            kind: "openai",
+            baseUrl: `${model.url}/v1`,
+            model: "fake",
+            authProfiles: [{ id: "k", apiKey: "sk-test-key-000000" }],
+            timeoutMs: 60_000,
+          },
+        },
+      },
+      memory: { enabled: false },
+      channels: {
+        qq: {
+          appId: platform.appId,
+          clientSecret: platform.clientSecret,
+          apiBase: platform.url,
+          tokenUrl: platform.tokenUrl,
+          ...qq,
+        },
+      },
+    }),
+  );
+  const children: ChildProcess[] = [];
+  let stderr = "";
+  return {
+    home,
+    platform,
+    model,
+    stderr: () => stderr,
+    start() {
+      return new Promise((resolve, reject) => {
+        const child = spawn(CLAWBOX_BIN, ["run", "--port", "0"], {
+          env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        children.push(child);
+        child.stderr?.on("data", (d) => {
+          stderr += d;
+        });
+        child.stdout?.on("data", (d) => {
+          if (String(d).includes("listening on")) resolve(child);
+        });
+        child.on("exit", (code, signal) =>
+          reject(new Error(`clawbox run exited (${code ?? signal}): ${stderr.slice(-1500)}`)),
+        );
+      });
+    },
+    async close() {
+      for (const child of children)
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await platform.stop();
+      await model.close();
+    },
+  };
+}
+
+/** SIGKILLs the process and waits until it is gone. */
+export function kill9(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
