@@ -8,4 +8,4 @@ export {
 } from "./clean-output.ts";
 export { type Agent, type AgentDeps, createAgent } from "./create-agent.ts";
 export type { ProviderLookup, ProviderSource } from "./provider-source.ts";
-export { parseSlashCommand } from "./slash-commands.ts";
+export { parseSlashCommand, SLASH_COMMAND_NAMES } from "./slash-commands.ts";

@@ -14,6 +14,15 @@ import { statusReport } from "./status-report.ts";
 
 export type SlashCommand = "new" | "status" | "compact" | "context";
 
+/** Every command name the agent answers itself (for help texts and refusals). */
+export const SLASH_COMMAND_NAMES: readonly string[] = [
+  "new",
+  "reset",
+  "status",
+  "compact",
+  "context",
+];
+
 /** The command in `text`, or undefined when it is an ordinary message. */
 export function parseSlashCommand(
   text: string,

@@ -45,7 +45,11 @@ export function createCliContext(
     env: io.env,
     config() {
       if (!loaded) {
-        loaded = loadConfig({ file: paths.configFile, env: io.env });
+        loaded = loadConfig({
+          file: paths.configFile,
+          env: io.env,
+          required: Boolean(io.env.CLAWBOX_CONFIG),
+        });
         for (const warning of loaded.warnings) {
           io.stderr.write(`warning: ${warning.file}: ${warning.path}: ${warning.message}\n`);
         }

@@ -1,3 +1,4 @@
+export { isLoopbackHost } from "./cross-checks.ts";
 export { ENV_OVERRIDES } from "./env-overrides.ts";
 export {
   type ConfigIssue,

@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import JSON5 from "json5";
 import type { z } from "zod";
 import { ClawboxError } from "../errors/index.ts";
-import { applyEnvOverrides } from "./env-overrides.ts";
+import { crossCheckConfig } from "./cross-checks.ts";
+import { applyEnvOverrides, ENV_OVERRIDES } from "./env-overrides.ts";
 import { type ClawboxConfig, configSchema } from "./schema.ts";
 import { findUnknownKeys } from "./unknown-keys.ts";
 
@@ -76,6 +77,28 @@ export function validateConfig(
 export interface LoadConfigOptions {
   file: string;
   env?: Record<string, string | undefined>;
+  /** The file was named explicitly (CLAWBOX_CONFIG): its absence is an error, not "defaults". */
+  required?: boolean;
+}
+
+/**
+ * Points an issue at what set the value: an environment variable when one of
+ * `paths` was overridden from the environment, else the config file.
+ */
+function blame(
+  issue: ConfigIssue,
+  paths: string[],
+  envApplied: string[],
+  env: Record<string, string | undefined>,
+): ConfigIssue {
+  const override = ENV_OVERRIDES.find(
+    (o) =>
+      envApplied.includes(o.variable) &&
+      paths.some((p) => p === o.path.join(".") || p.startsWith(`${o.path.join(".")}.`)),
+  );
+  if (!override) return issue;
+  const shown = override.variable === "CLAWBOX_TOKEN" ? "(set)" : env[override.variable];
+  return { ...issue, file: `environment ${override.variable}=${shown}` };
 }
 
 /**
@@ -86,6 +109,11 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const { file } = options;
   const env = options.env ?? process.env;
   const fileExists = existsSync(file);
+  if (!fileExists && options.required) {
+    throw new ClawboxError("CONFIG_UNREADABLE", `${file}: no such config file`, {
+      hint: "fix CLAWBOX_CONFIG or create the file; unset CLAWBOX_CONFIG to use <home>/clawbox.json",
+    });
+  }
   let raw: unknown = {};
   if (fileExists) {
     let text: string;
@@ -115,8 +143,20 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   }
   const rawObject = raw as Record<string, unknown>;
   const envApplied = applyEnvOverrides(rawObject, env);
-  const { config, errors, warnings } = validateConfig(rawObject, file);
-  if (!config) {
+  const validated = validateConfig(rawObject, file);
+  const { config, warnings } = validated;
+  let errors = validated.errors.map((e) => blame(e, [e.path], envApplied, env));
+  if (config) {
+    errors = crossCheckConfig(config).map((c) =>
+      blame(
+        { file, path: c.path, message: c.message, hint: c.hint },
+        [c.path, ...(c.related ?? [])],
+        envApplied,
+        env,
+      ),
+    );
+  }
+  if (!config || errors.length > 0) {
     throw new ClawboxError("CONFIG_INVALID", errors.map(formatIssue).join("\n"), {
       details: { issues: errors, warnings },
     });

@@ -46,7 +46,8 @@ export function findUnknownKeys(schema: AnySchema, raw: unknown, prefix = ""): s
   if (def.type === "object" && def.shape && isPlainObject(raw)) {
     for (const [key, value] of Object.entries(raw)) {
       const path = prefix ? `${prefix}.${key}` : key;
-      const child = def.shape[key];
+      // Own keys only: `toString`, `constructor`, `__proto__`… are unknown keys like any other.
+      const child = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
       if (!child) out.push(path);
       else out.push(...findUnknownKeys(child, value, path));
     }

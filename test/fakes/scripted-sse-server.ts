@@ -15,7 +15,13 @@ export interface RecordedRequest {
 
 export type Step =
   /** Sends these SSE events (each `data` JSON-encoded unless a string), then ends. */
-  | { kind: "events"; events: { event?: string; data: unknown }[]; dropAfter?: number }
+  | {
+      kind: "events";
+      events: { event?: string; data: unknown }[];
+      dropAfter?: number;
+      /** After this many events, keep the stream open without ending it (a slow reply). */
+      holdAfter?: number;
+    }
   | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: "hang" };
 
@@ -92,6 +98,7 @@ async function answer(step: Step, res: ServerResponse): Promise<void> {
       res.socket?.destroy();
       return;
     }
+    if (step.holdAfter !== undefined && index >= step.holdAfter) return;
     const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
     res.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${data}\n\n`);
     await new Promise((resolve) => setTimeout(resolve, 2));

@@ -3,56 +3,48 @@
  * exits; without, it is a REPL on stdin. Tokens stream to stdout as they arrive; the
  * session key is printed to stderr so a later call can continue with --session.
  */
-import { createInterface } from "node:readline";
 import { defaultLlamaThreads } from "../../config/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
-import { sessionKeyFor, textDeltaOf } from "../../server/index.ts";
+import { sessionKeyFor } from "../../server/index.ts";
+import { classifyLine, replHelp, runRepl, unknownCommandText } from "../chat-repl.ts";
+import { chatTurn } from "../chat-turn.ts";
 import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 
-async function turn(
+/**
+ * One turn with -m. The first Ctrl-C (SIGINT) aborts the reply, which is printed and
+ * stored as far as it got; a second one leaves at once. The handler stays registered
+ * for the whole turn: a `once` handler is gone when a dependency's signal-exit hook
+ * counts listeners, and that hook then re-raises SIGINT and kills the process.
+ */
+async function oneShot(
   ctx: CliContext,
   runtime: Runtime,
   sessionKey: string,
   text: string,
   json: boolean,
-): Promise<boolean> {
-  let streamed = "";
+): Promise<number> {
+  const line = classifyLine(text.trim());
+  if (line.kind === "help") {
+    ctx.stdout.write(replHelp());
+    return 0;
+  }
+  if (line.kind === "unknown") {
+    ctx.stderr.write(unknownCommandText(line.name));
+    return 2;
+  }
+  if (line.kind === "quit") return 0;
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once("SIGINT", onSigint);
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
   try {
-    const result = await runtime.agent.chat({
-      sessionKey,
-      text,
-      channel: "cli",
-      senderId: "cli",
-      chatType: "direct",
-      signal: controller.signal,
-      onEvent: (event) => {
-        const delta = textDeltaOf(event);
-        if (delta && !json) {
-          streamed += delta;
-          ctx.stdout.write(delta);
-        }
-      },
-    });
-    if (json) {
-      ctx.stdout.write(`${JSON.stringify(result)}\n`);
-    } else if (!result.error) {
-      // The cleaned reply may differ from the raw stream (thinking stripped); show it when nothing streamed.
-      if (!streamed && result.reply && !result.silent) ctx.stdout.write(result.reply);
-      ctx.stdout.write("\n");
-    }
-    if (result.error) {
-      if (!json)
-        ctx.stderr.write(`\nclawbox chat: ${result.error.message} [${result.error.code}]\n`);
-      return false;
-    }
-    ctx.stderr.write(`session: ${result.sessionKey}\n`);
-    return true;
+    const outcome = await chatTurn(ctx, runtime, sessionKey, text, json, controller.signal);
+    return outcome === "ok" ? 0 : outcome === "aborted" ? 130 : 1;
   } finally {
     process.off("SIGINT", onSigint);
   }
@@ -105,17 +97,9 @@ export const chatCommand: Command = {
       if (values.message !== undefined) {
         if (values.message.trim() === "")
           throw new ClawboxError("CLI_USAGE", "-m: the message is empty");
-        return (await turn(ctx, runtime, sessionKey, values.message, values.json ?? false)) ? 0 : 1;
+        return await oneShot(ctx, runtime, sessionKey, values.message, values.json ?? false);
       }
-      ctx.stderr.write(`clawbox chat — session ${sessionKey}; Ctrl-D to quit\n`);
-      const rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY ?? false });
-      if (process.stdin.isTTY) process.stdout.write("> ");
-      for await (const line of rl) {
-        const text = line.trim();
-        if (text) await turn(ctx, runtime, sessionKey, text, values.json ?? false);
-        if (process.stdin.isTTY) process.stdout.write("> ");
-      }
-      return 0;
+      return await runRepl(ctx, runtime, sessionKey, values.json ?? false);
     } finally {
       await runtime.close();
     }

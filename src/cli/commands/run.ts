@@ -5,6 +5,7 @@
  * Heavy parts (llama.cpp, onnxruntime) load lazily on first use, not here.
  */
 import type { ChannelService } from "../../channels/index.ts";
+import { isLoopbackHost } from "../../config/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { createApp } from "../../server/index.ts";
 import type { Command } from "../command.ts";
@@ -25,7 +26,11 @@ async function startMqtt(runtime: Runtime, home: string) {
   return bridge;
 }
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** `http://host:port`, with an IPv6 address in brackets. */
+export function listenUrl(host: string, port: number): string {
+  const bare = host.replace(/^\[(.*)\]$/, "$1");
+  return `http://${bare.includes(":") ? `[${bare}]` : bare}:${port}`;
+}
 
 /** Imported only when a channel is enabled, after READY; connecting runs in the background. */
 async function startChannels(runtime: Runtime): Promise<ChannelService> {
@@ -61,15 +66,16 @@ export const runCommand: Command = {
     const startedAt = Date.now();
     const runtime = await startRuntime(ctx);
     const { config } = runtime;
-    const host = values.host ?? config.server.host;
+    const host = (values.host ?? config.server.host).replace(/^\[(.*)\]$/, "$1");
     const port = values.port ? Number(values.port) : config.server.port;
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new ClawboxError("CLI_USAGE", `--port: not a port number: ${values.port}`);
     }
-    if (!LOOPBACK.has(host) && !config.server.token) {
+    if (!isLoopbackHost(host) && !config.server.token) {
+      // The config itself was checked at load; this is the --host flag's doing.
       throw new ClawboxError(
-        "CONFIG_INVALID",
-        `${ctx.paths.configFile}: server.token: required when server.host is ${host}`,
+        "CLI_USAGE",
+        `--host ${host}: server.token is required when listening beyond loopback`,
         {
           hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
         },
@@ -104,8 +110,8 @@ export const runCommand: Command = {
         },
       );
     }
-    const address = `http://${host}:${server.port}`;
-    log.info(`listening on ${address}`);
+    const address = listenUrl(host, server.port ?? port);
+    // One line, on stdout (the journal gets it once).
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
     runtime.notifier.ready(`listening on ${address}`);
     const stopWatchdog = runtime.notifier.startWatchdog();
