@@ -36,6 +36,11 @@ async function runOne(call: ToolCall, input: ExecuteToolsInput): Promise<ToolOut
   const { context } = input;
   if (context.signal.aborted)
     return errorOutput("ABORTED: the run was stopped before this tool ran");
+  if (call.truncated) {
+    return errorOutput(
+      `TOOL_INVALID_ARGS: ${call.name}: this call was cut off because the reply reached the output token limit before its arguments were complete, so it was not run. Retry with smaller arguments (for example, write a long file in several parts).`,
+    );
+  }
   const tool = input.allowed.get(call.name);
   if (!tool) {
     return input.known.has(call.name)

@@ -19,6 +19,11 @@ export interface ThinkingContent {
   type: "thinking";
   thinking: string;
   signature?: string;
+  /**
+   * Anthropic `redacted_thinking`: the reasoning was encrypted by the service; `signature`
+   * holds its opaque `data`, which must be sent back unchanged on the next request.
+   */
+  redacted?: boolean;
 }
 
 export interface ToolCall {
@@ -26,6 +31,11 @@ export interface ToolCall {
   id: string;
   name: string;
   arguments: Record<string, unknown>;
+  /**
+   * The reply hit the output-token limit while this call's arguments were streaming:
+   * they are incomplete, the call is never run, and its error result tells the model so.
+   */
+  truncated?: boolean;
 }
 
 export interface Cost {

@@ -36,8 +36,18 @@ export class AssistantMessageBuilder {
     }
   }
 
+  /** An encrypted (redacted) thinking block, kept whole so it can be replayed. */
+  addRedactedThinking(data: string): void {
+    this.content.push({ type: "thinking", thinking: "", signature: data, redacted: true });
+  }
+
   addToolCall(call: ToolCall): void {
     this.content.push(call);
+  }
+
+  /** True while nothing of the reply (text, thinking, tool calls) has arrived. */
+  isEmpty(): boolean {
+    return this.content.length === 0;
   }
 
   hasToolCalls(): boolean {

@@ -77,6 +77,19 @@ export class AuthProfiles {
   }
 }
 
+/**
+ * How long a response asks us to wait, in milliseconds: `retry-after-ms` first (OpenAI
+ * and Azure send it, in milliseconds, as the official SDKs read it), then `retry-after`.
+ */
+export function retryAfterFromHeaders(
+  headers: Headers,
+  now: number = Date.now(),
+): number | undefined {
+  const ms = Number(headers.get("retry-after-ms") ?? Number.NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  return parseRetryAfter(headers.get("retry-after"), now);
+}
+
 /** Parses a Retry-After header (seconds or HTTP date) into milliseconds. */
 export function parseRetryAfter(
   header: string | null,

@@ -1,10 +1,12 @@
 /**
  * Maps provider failures to ClawboxError codes the outer loop branches on: rotate the
- * auth profile (PROVIDER_AUTH, PROVIDER_RATE_LIMIT), fall back (PROVIDER_BILLING,
- * PROVIDER_NETWORK, PROVIDER_TIMEOUT, MODEL_CRASHED), compact and retry
- * (CONTEXT_OVERFLOW). Rate-limit and billing texts are recognized before overflow ones,
- * because some providers word quota errors like "too many tokens". Texts are scrubbed
- * of the given secrets before they reach a message.
+ * auth profile (PROVIDER_AUTH, PROVIDER_RATE_LIMIT), retry the same key after a pause
+ * (PROVIDER_OVERLOADED: the whole service is busy, every key gets the same answer),
+ * fall back (PROVIDER_BILLING, PROVIDER_NETWORK, PROVIDER_TIMEOUT, MODEL_CRASHED),
+ * compact and retry (CONTEXT_OVERFLOW). Overload is recognized before rate limits,
+ * rate-limit and billing texts before overflow ones, because some providers word quota
+ * errors like "too many tokens". Texts are scrubbed of the given secrets before they
+ * reach a message.
  */
 import { ClawboxError, type ErrorCode } from "../errors/index.ts";
 import { redact } from "../system/index.ts";
@@ -14,9 +16,10 @@ const RATE_LIMIT = [
   /too many requests/i,
   /\b429\b/,
   /throttl/i,
-  /overloaded/i,
   /请求过于频繁|限流/,
 ];
+/** Service-wide overload: Anthropic 529 `overloaded_error`, OpenAI 503 "overloaded". */
+const OVERLOADED = [/overloaded/i, /server (is )?(currently )?busy/i, /服务(器)?繁忙|负载过高/];
 const BILLING = [
   /billing/i,
   /insufficient[_ ](quota|balance|credit|funds)/i,
@@ -38,6 +41,15 @@ const OVERFLOW = [
   /too many tokens/i,
   /reduce the length of the (messages|prompt)/i,
   /context (window|size) (is )?(too small|exceeded)/i,
+  // llama-server's error type; DashScope (Qwen): "Range of input length should be [1, 30720]"
+  /exceed_context_size_error/i,
+  /range of input length should be/i,
+  // Mistral, vLLM, Moonshot, Gemini, MiniMax wordings
+  /too large for model with \d+ maximum context length/i,
+  /exceeded model token limit/i,
+  /input token count.*exceeds the maximum/i,
+  /context window exceeds limit/i,
+  /model_context_window_exceeded/i,
   /上下文(过长|长度|超出|超过)|超出.*(上下文|最大长度)|超过.*最大.*长度/,
 ];
 
@@ -47,6 +59,10 @@ export interface ClassifyContext {
   /** Secrets that must not appear in the message (API keys of this request). */
   secrets?: string[];
   retryAfterMs?: number;
+}
+
+export function isOverloadedText(text: string): boolean {
+  return OVERLOADED.some((re) => re.test(text));
 }
 
 export function isRateLimitText(text: string): boolean {
@@ -59,7 +75,7 @@ export function isBillingText(text: string): boolean {
 
 /** Overflow wording, after excluding rate-limit and billing messages. */
 export function isOverflowText(text: string): boolean {
-  if (isRateLimitText(text) || isBillingText(text)) return false;
+  if (isOverloadedText(text) || isRateLimitText(text) || isBillingText(text)) return false;
   return OVERFLOW.some((re) => re.test(text));
 }
 
@@ -91,6 +107,12 @@ export function classifyHttpError(
       "billing or quota problem",
       "top up the account or switch provider",
     );
+  if (status === 529 || ((status === 503 || status === 429) && isOverloadedText(detail)))
+    return make(
+      "PROVIDER_OVERLOADED",
+      "service overloaded",
+      "it is busy for everyone; retry later",
+    );
   if (status === 429 || isRateLimitText(detail)) return make("PROVIDER_RATE_LIMIT", "rate limited");
   if (status === 413 || isOverflowText(detail))
     return make("CONTEXT_OVERFLOW", "prompt exceeds the model's context window");
@@ -113,6 +135,7 @@ export function classifyStreamError(
   if (/authentication|permission|invalid_api_key|unauthorized/i.test(type))
     return make("PROVIDER_AUTH", "API key rejected");
   if (isBillingText(text)) return make("PROVIDER_BILLING", "billing or quota problem");
+  if (isOverloadedText(text)) return make("PROVIDER_OVERLOADED", "service overloaded");
   if (isRateLimitText(text)) return make("PROVIDER_RATE_LIMIT", "rate limited");
   if (isOverflowText(text))
     return make("CONTEXT_OVERFLOW", "prompt exceeds the model's context window");

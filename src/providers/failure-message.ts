@@ -9,6 +9,8 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
     "The AI service did not accept its access key. The owner needs to check the API key settings.",
   PROVIDER_RATE_LIMIT:
     "The AI service is busy right now (too many requests). Please try again in a minute.",
+  PROVIDER_OVERLOADED:
+    "The AI service is overloaded right now (busy for everyone). Please try again in a few minutes.",
   PROVIDER_BILLING:
     "The AI service account has run out of credit or quota. The owner needs to top it up.",
   CONTEXT_OVERFLOW:
@@ -24,7 +26,25 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   ABORTED: "Stopped.",
 };
 
+/** Why a model ended its reply early (`details.stopReason` of PROVIDER_STOPPED). */
+const STOPPED: Record<string, string> = {
+  content_filter: "The AI service's content filter stopped this reply.",
+  refusal: "The model declined to answer this request.",
+  pause_turn:
+    "The AI service paused this reply before it was finished. Send your message again to continue.",
+};
+
 /** One short sentence for the user about `error`. */
-export function failureMessage(error: Pick<ClawboxError, "code">): string {
+export function failureMessage(error: {
+  code: ErrorCode;
+  details?: ClawboxError["details"];
+}): string {
+  if (error.code === "PROVIDER_STOPPED") {
+    const reason = error.details?.stopReason;
+    return (
+      (typeof reason === "string" ? STOPPED[reason] : undefined) ??
+      "The model stopped before finishing its reply."
+    );
+  }
   return MESSAGES[error.code] ?? "Something went wrong while answering. Please try again.";
 }

@@ -1,13 +1,16 @@
 /**
  * Opens a streaming POST to a remote model API with auth-profile rotation: a 401/403
  * or 429 cools the profile down and the same request tries the next one; any other
- * failure is classified and thrown. The returned event stream classifies failures that
- * happen mid-stream (timeout, dropped connection) the same way.
+ * failure is classified and thrown (an overloaded service too: every key would get the
+ * same answer, so no key is cooled down). Some APIs (MiniMax) answer errors with HTTP
+ * 200 and a JSON body instead of an event stream: `okBodyError` classifies those, and an
+ * auth or rate-limit one rotates like its HTTP twin. The returned event stream
+ * classifies failures that happen mid-stream (timeout, dropped connection) the same way.
  */
 import { ClawboxError } from "../errors/index.ts";
 import type { Logger } from "../system/index.ts";
-import { type AuthProfile, type AuthProfiles, parseRetryAfter } from "./auth-profiles.ts";
-import { classifyHttpError, classifyThrown } from "./classify-error.ts";
+import { type AuthProfile, type AuthProfiles, retryAfterFromHeaders } from "./auth-profiles.ts";
+import { classifyHttpError, classifyThrown, scrub } from "./classify-error.ts";
 import { IdleWatchdog } from "./idle-watchdog.ts";
 import { readSse, type SseEvent } from "./sse-reader.ts";
 
@@ -22,6 +25,11 @@ export interface RemoteStreamOptions {
   fetch: typeof fetch;
   logger?: Logger;
   now?: () => number;
+  /**
+   * Classifies an HTTP 200 JSON body (no event stream) as an error, or returns undefined
+   * when the body is not an error the API is known to send that way.
+   */
+  okBodyError?: (body: string, secrets: string[]) => ClawboxError | undefined;
 }
 
 export interface RemoteStream {
@@ -51,7 +59,8 @@ export async function openRemoteStream(options: RemoteStreamOptions): Promise<Re
       watchdog.clear();
       throw classifyFailure(error, watchdog, options, secrets);
     }
-    if (response.ok && response.body) {
+    const isJson = /application\/json/i.test(response.headers.get("content-type") ?? "");
+    if (response.ok && response.body && !isJson) {
       return {
         profileId: profile.id,
         events: guardedEvents(response.body, watchdog, options, secrets),
@@ -66,12 +75,14 @@ export async function openRemoteStream(options: RemoteStreamOptions): Promise<Re
       throw classifyFailure(error, watchdog, options, secrets);
     }
     watchdog.clear();
-    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), options.now?.());
-    const error = classifyHttpError(response.status, text, {
-      provider,
-      secrets,
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    });
+    const retryAfterMs = retryAfterFromHeaders(response.headers, options.now?.());
+    const error = response.ok
+      ? okBodyFailure(text, options, secrets)
+      : classifyHttpError(response.status, text, {
+          provider,
+          secrets,
+          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        });
     if (error.code !== "PROVIDER_AUTH" && error.code !== "PROVIDER_RATE_LIMIT") throw error;
     profiles.coolDown(
       profile.id,
@@ -117,6 +128,21 @@ function classifyFailure(
     aborted: watchdog.callerAborted,
     timeoutMs: options.timeoutMs,
   });
+}
+
+/** An HTTP 200 whose body is JSON, not the requested event stream. */
+function okBodyFailure(
+  text: string,
+  options: RemoteStreamOptions,
+  secrets: string[],
+): ClawboxError {
+  return (
+    options.okBodyError?.(text, secrets) ??
+    new ClawboxError(
+      "PROVIDER_BAD_RESPONSE",
+      `${options.provider}: expected an event stream, got a JSON body: ${scrub(text.slice(0, 200), secrets)}`,
+    )
+  );
 }
 
 function allCoolingDown(options: RemoteStreamOptions): ClawboxError {

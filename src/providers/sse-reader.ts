@@ -2,6 +2,11 @@
  * Server-sent events decoder for streaming HTTP responses: splits a byte stream into
  * events (`event:` name and joined `data:` lines) per the WHATWG rules, across chunk
  * boundaries and any of CRLF / LF / CR line endings. Comments and ids are ignored.
+ *
+ * One non-standard field is kept: llama-server reports a failure inside an open stream
+ * as an `error: {json}` line (tools/server/server.cpp, `server_sent_event(sink, "error",
+ * ...)`) followed by `data: [DONE]`. A WHATWG parser drops that field and the reply looks
+ * empty but successful, so it is surfaced as an event named "error" with the JSON as data.
  */
 export interface SseEvent {
   event: string;
@@ -40,6 +45,7 @@ export async function* readSse(
           if (value.startsWith(" ")) value = value.slice(1);
           if (field === "event") event = value;
           else if (field === "data") data.push(value);
+          else if (field === "error") yield { event: "error", data: value };
         }
         match = /\r\n|\n|\r/.exec(buffer);
       }

@@ -5,6 +5,7 @@
  * "arguments", and the message uses the API's word).
  */
 import { ClawboxError } from "../errors/index.ts";
+import type { ToolCall } from "../messages/index.ts";
 
 export function parseToolArguments(
   provider: string,
@@ -30,4 +31,21 @@ export function parseToolArguments(
     );
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The arguments of a call that was streaming when the reply hit the output-token limit:
+ * parsed when they happen to be complete, otherwise the call is marked `truncated` (the
+ * agent answers it with an error that tells the model it ran out of tokens).
+ */
+export function cutOffToolCall(id: string, name: string, json: string): ToolCall {
+  try {
+    const value: unknown = json.trim() === "" ? {} : JSON.parse(json);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      return { type: "toolCall", id, name, arguments: value as Record<string, unknown> };
+    }
+  } catch {
+    // incomplete JSON: the call was cut off
+  }
+  return { type: "toolCall", id, name, arguments: {}, truncated: true };
 }

@@ -23,6 +23,8 @@ export type Step =
       holdAfter?: number;
     }
   | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
+  /** Sends `text` as the response body verbatim, with this content type (default SSE). */
+  | { kind: "raw"; text: string; contentType?: string }
   | { kind: "hang" };
 
 export interface ScriptedServer {
@@ -38,6 +40,8 @@ export interface ScriptedServer {
 export async function startScriptedServer(
   keyOf: (headers: Record<string, string>) => string | undefined,
   fallback: (request: RecordedRequest) => Step,
+  /** Answers a request the real API would reject (checked before any scripted step). */
+  reject?: (request: RecordedRequest) => Step | undefined,
 ): Promise<ScriptedServer> {
   const queue: Step[] = [];
   const byKey = new Map<string, Step>();
@@ -62,7 +66,10 @@ export async function startScriptedServer(
     requests.push(recorded);
     const key = keyOf(headers);
     const step =
-      (key !== undefined ? byKey.get(key) : undefined) ?? queue.shift() ?? fallback(recorded);
+      reject?.(recorded) ??
+      (key !== undefined ? byKey.get(key) : undefined) ??
+      queue.shift() ??
+      fallback(recorded);
     await answer(step, res);
   }
 
@@ -83,6 +90,11 @@ export async function startScriptedServer(
 
 async function answer(step: Step, res: ServerResponse): Promise<void> {
   if (step.kind === "hang") return;
+  if (step.kind === "raw") {
+    res.writeHead(200, { "content-type": step.contentType ?? "text/event-stream" });
+    res.end(step.text);
+    return;
+  }
   if (step.kind === "status") {
     res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
     res.end(typeof step.body === "string" ? step.body : JSON.stringify(step.body));

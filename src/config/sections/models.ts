@@ -67,13 +67,29 @@ const remoteBase = {
   temperature: z.number().min(0).max(2).optional(),
   /** Extra HTTP headers (e.g. organization ids); not for keys. */
   headers: z.record(z.string(), z.string()).optional(),
+  /**
+   * Retries of the same request after an "overloaded" answer (Anthropic 529, OpenAI
+   * 503), with a growing pause; the service is busy for every key, so keys are not rotated.
+   * Default 2.
+   */
+  overloadRetries: z.number().int().min(0).max(5).optional(),
 };
 
 export const openaiProvider = z.object({
   kind: z.literal("openai"),
   ...remoteBase,
-  /** Tool-schema dialect; "auto" guesses from baseUrl (DashScope, MiniMax, Ollama, llama-server). */
-  flavor: z.enum(["auto", "openai", "qwen", "minimax", "ollama", "llama-server"]).optional(),
+  /**
+   * Server flavor: tool-schema dialect, thinking parameters, reasoning replay; "auto"
+   * guesses from baseUrl (DashScope, DeepSeek, MiniMax, Ollama, llama-server).
+   */
+  flavor: z
+    .enum(["auto", "openai", "qwen", "deepseek", "minimax", "ollama", "llama-server"])
+    .optional(),
+  /**
+   * Name of the output-token limit: OpenAI's o-series and gpt-5 reject `max_tokens`.
+   * Default: `max_completion_tokens` for api.openai.com and those models, else `max_tokens`.
+   */
+  maxTokensField: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
 });
 export const anthropicProvider = z.object({ kind: z.literal("anthropic"), ...remoteBase });
 

@@ -19,6 +19,8 @@ export const anthropicEvent = z.discriminatedUnion("type", [
       type: z.string(),
       id: z.string().optional(),
       name: z.string().optional(),
+      /** `redacted_thinking` blocks carry their encrypted reasoning here, whole. */
+      data: z.string().optional(),
     }),
   }),
   z.object({

@@ -185,6 +185,7 @@ describe("Anthropic provider against a fake SSE server", () => {
             tool_use_id: "call_2",
             content: [{ type: "text", text: "boom" }],
             is_error: true,
+            cache_control: { type: "ephemeral" },
           },
         ],
       },
@@ -247,7 +248,7 @@ describe("Anthropic provider against a fake SSE server", () => {
       anthropicReply([{ type: "text", text: "partial" }], {
         errorAfter: { type: "overloaded_error", message: "Overloaded" },
       }),
-      "PROVIDER_RATE_LIMIT",
+      "PROVIDER_OVERLOADED",
     ],
   ])("classifies %s", async (_name, step, code) => {
     server.enqueue(step);

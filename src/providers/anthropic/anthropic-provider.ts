@@ -2,9 +2,11 @@
  * Anthropic Messages over streaming SSE, with prompt caching: the stable system-prompt
  * prefix is marked `cache_control: ephemeral` and cache writes/reads are reported as
  * cacheWrite/cacheRead usage. tool_use blocks become toolCall blocks (their JSON input
- * assembled from input_json_delta); thinking is kept with its signature. An `error`
- * event, a stream cut before message_stop, or malformed tool input end as classified
- * errors.
+ * assembled from input_json_delta); thinking is kept with its signature, and
+ * redacted_thinking whole, so both can be replayed. An `error` event, a stream cut
+ * before message_stop, or malformed tool input end as classified errors; a tool call
+ * cut by `max_tokens` is kept as a truncated call of a length stop, and `refusal`,
+ * `pause_turn` and `model_context_window_exceeded` stops are reported as such.
  */
 import type { AnthropicProviderConfig } from "../../config/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
@@ -15,7 +17,8 @@ import { classifyStreamError } from "../classify-error.ts";
 import type { ProviderEvent, ProviderRequest } from "../provider.ts";
 import { RemoteProvider } from "../remote-provider.ts";
 import type { SseEvent } from "../sse-reader.ts";
-import { parseToolArguments } from "../tool-arguments.ts";
+import { stoppedEarly } from "../stop-reasons.ts";
+import { cutOffToolCall, parseToolArguments } from "../tool-arguments.ts";
 import { type AnthropicEvent, anthropicEvent } from "./anthropic-event.ts";
 import { anthropicBody } from "./anthropic-request.ts";
 
@@ -36,6 +39,8 @@ const STOP_REASONS: Record<string, StopReason> = {
   max_tokens: "length",
   tool_use: "toolUse",
 };
+/** Stop reasons that mean the reply did not finish normally (see stop-reasons.ts). */
+const EARLY_STOPS = new Set(["refusal", "pause_turn", "model_context_window_exceeded"]);
 
 interface OpenToolUse {
   id: string;
@@ -68,7 +73,9 @@ export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
     builder: AssistantMessageBuilder,
   ): AsyncGenerator<ProviderEvent, StopReason> {
     const tools = new Map<number, OpenToolUse>();
+    const unparsed: OpenToolUse[] = [];
     let stopReason: StopReason = "stop";
+    let rawStop: string | undefined;
     let stopped = false;
     for await (const sse of events) {
       const event = this.parseEvent(sse.data);
@@ -78,9 +85,10 @@ export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
         break;
       }
       if (event.type === "message_delta" && event.delta.stop_reason) {
-        stopReason = STOP_REASONS[event.delta.stop_reason] ?? "stop";
+        rawStop = event.delta.stop_reason;
+        stopReason = STOP_REASONS[rawStop] ?? "stop";
       }
-      yield* this.apply(event, builder, tools);
+      yield* this.apply(event, builder, tools, unparsed);
     }
     if (!stopped) {
       throw new ClawboxError(
@@ -91,6 +99,21 @@ export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
         },
       );
     }
+    if (rawStop && EARLY_STOPS.has(rawStop)) throw stoppedEarly(this.id, rawStop);
+    // Tool input cut by max_tokens: kept as truncated calls (the model is told), not an error.
+    const cut = [...unparsed, ...tools.values()];
+    if (cut.length > 0) {
+      if (stopReason !== "length") {
+        const first = cut[0] as OpenToolUse;
+        parseToolArguments(this.id, first.name, first.json, "input");
+      }
+      for (const open of cut) {
+        const call = cutOffToolCall(open.id, open.name, open.json);
+        builder.addToolCall(call);
+        yield { type: "toolcall", toolCall: call };
+      }
+    }
+    if (stopReason === "length") return "length";
     return builder.hasToolCalls() ? "toolUse" : stopReason;
   }
 
@@ -124,6 +147,7 @@ export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
     event: AnthropicEvent,
     builder: AssistantMessageBuilder,
     tools: Map<number, OpenToolUse>,
+    unparsed: OpenToolUse[],
   ): Generator<ProviderEvent> {
     switch (event.type) {
       case "message_start":
@@ -143,7 +167,9 @@ export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
         return;
       }
       case "content_block_start":
-        if (event.content_block.type === "tool_use") {
+        if (event.content_block.type === "redacted_thinking" && event.content_block.data) {
+          builder.addRedactedThinking(event.content_block.data);
+        } else if (event.content_block.type === "tool_use") {
           tools.set(event.index, {
             id: event.content_block.id ?? `toolu_${event.index}`,
             name: event.content_block.name ?? "",
@@ -171,14 +197,14 @@ export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
         const open = tools.get(event.index);
         if (!open) return;
         tools.delete(event.index);
-        const call = {
-          type: "toolCall" as const,
-          id: open.id,
-          name: open.name,
-          arguments: parseToolArguments(this.id, open.name, open.json, "input"),
-        };
-        builder.addToolCall(call);
-        yield { type: "toolcall", toolCall: call };
+        const complete = cutOffToolCall(open.id, open.name, open.json);
+        // Incomplete input: decided at the end (a max_tokens stop makes it a truncated call).
+        if (complete.truncated) {
+          unparsed.push(open);
+          return;
+        }
+        builder.addToolCall(complete);
+        yield { type: "toolcall", toolCall: complete };
         return;
       }
       default:

@@ -4,6 +4,14 @@
  * dynamic rest follows uncached, so per-turn data never invalidates the cached prefix.
  * Tool results become `tool_result` blocks in user turns; consecutive same-role turns
  * are merged because the API requires alternation. Tool-call ids are made API-safe.
+ *
+ * What the real API rejects is never sent, even when an older transcript holds it:
+ * empty text blocks ("text content blocks must be non-empty": an empty tool output gets
+ * a placeholder), images inside an `is_error` tool_result (text only there), and
+ * extended thinking together with a forced tool_choice (thinking is left off for that
+ * request). Redacted thinking is replayed as `redacted_thinking`. A second cache
+ * breakpoint sits on the newest user turn, so a tool loop re-reads the history from the
+ * cache instead of paying for it again on every step.
  */
 import type { AnthropicProviderConfig } from "../../config/index.ts";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
@@ -41,7 +49,9 @@ export function anthropicBody(
     if (request.toolChoice === "required") body.tool_choice = { type: "any" };
   }
   const level = request.thinkingLevel;
-  if (level && level !== "off") {
+  // "Thinking may not be enabled when tool_choice forces tool use."
+  const forcedTool = request.toolChoice === "required" && request.tools.length > 0;
+  if (level && level !== "off" && !forcedTool) {
     const budget = THINKING_BUDGET[level];
     body.thinking = { type: "enabled", budget_tokens: budget };
     maxTokens = Math.max(maxTokens, budget + 1024);
@@ -70,6 +80,10 @@ export function safeToolId(id: string): string {
   return cleaned === "" ? "toolu_empty" : cleaned;
 }
 
+/** Stands in for an empty tool output: the API rejects empty text blocks. */
+export const EMPTY_OUTPUT_PLACEHOLDER = "(no output)";
+const ERROR_IMAGE_PLACEHOLDER = "[image omitted: an error result carries text only]";
+
 function wireMessages(messages: Message[]): WireMessage[] {
   const out: WireMessage[] = [];
   for (const message of messages) {
@@ -79,35 +93,46 @@ function wireMessages(messages: Message[]): WireMessage[] {
     if (last && last.role === wire.role) last.content.push(...wire.content);
     else out.push(wire);
   }
+  markHistoryBreakpoint(out);
   return out;
+}
+
+/** Cache breakpoint on the last block of the newest user turn (the system prompt has the other). */
+function markHistoryBreakpoint(messages: WireMessage[]): void {
+  const lastUser = messages.findLast((message) => message.role === "user");
+  const block = lastUser?.content.at(-1);
+  if (block) block.cache_control = { type: "ephemeral" };
+}
+
+function textBlock(text: string): Block[] {
+  return text === "" ? [] : [{ type: "text", text }];
+}
+
+function imageBlock(block: { data: string; mimeType: string }): Block {
+  return {
+    type: "image",
+    source: { type: "base64", media_type: block.mimeType, data: block.data },
+  };
 }
 
 function toWire(message: Message): WireMessage {
   if (message.role === "user") {
     const content: Block[] =
       typeof message.content === "string"
-        ? message.content === ""
-          ? []
-          : [{ type: "text", text: message.content }]
-        : message.content.map((block) =>
-            block.type === "text"
-              ? { type: "text", text: block.text }
-              : {
-                  type: "image",
-                  source: { type: "base64", media_type: block.mimeType, data: block.data },
-                },
+        ? textBlock(message.content)
+        : message.content.flatMap((block) =>
+            block.type === "text" ? textBlock(block.text) : [imageBlock(block)],
           );
     return { role: "user", content };
   }
   if (message.role === "toolResult") {
-    const content = message.content.map((block) =>
-      block.type === "text"
-        ? { type: "text", text: block.text }
-        : {
-            type: "image",
-            source: { type: "base64", media_type: block.mimeType, data: block.data },
-          },
-    );
+    const content: Block[] = message.content.flatMap((block) => {
+      if (block.type === "text") return textBlock(block.text);
+      return message.isError
+        ? [{ type: "text", text: ERROR_IMAGE_PLACEHOLDER }]
+        : [imageBlock(block)];
+    });
+    if (content.length === 0) content.push({ type: "text", text: EMPTY_OUTPUT_PLACEHOLDER });
     return {
       role: "user",
       content: [
@@ -128,7 +153,9 @@ function assistantBlocks(message: AssistantMessage): Block[] {
   for (const block of message.content) {
     if (block.type === "text" && block.text !== "") blocks.push({ type: "text", text: block.text });
     // Thinking without a signature cannot be replayed to the API; it is dropped.
-    if (block.type === "thinking" && block.signature) {
+    if (block.type === "thinking" && block.redacted && block.signature) {
+      blocks.push({ type: "redacted_thinking", data: block.signature });
+    } else if (block.type === "thinking" && block.signature) {
       blocks.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
     }
     if (block.type === "toolCall") {

@@ -15,6 +15,7 @@ export const openaiChunk = z.object({
           .object({
             content: z.string().nullish(),
             reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
             tool_calls: z.array(toolCallDelta).nullish(),
           })
           .nullish(),
@@ -28,6 +29,10 @@ export const openaiChunk = z.object({
       completion_tokens: z.number().nullish(),
       prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
     })
+    .nullish(),
+  /** MiniMax: errors come as `base_resp` with a non-zero status code, even with HTTP 200. */
+  base_resp: z
+    .object({ status_code: z.number().nullish(), status_msg: z.string().nullish() })
     .nullish(),
   error: z
     .object({

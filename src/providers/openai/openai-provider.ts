@@ -15,9 +15,10 @@ import { classifyStreamError, scrub } from "../classify-error.ts";
 import type { ProviderEvent, ProviderRequest } from "../provider.ts";
 import { RemoteProvider, type RemoteProviderDeps } from "../remote-provider.ts";
 import type { SseEvent } from "../sse-reader.ts";
-import { parseToolArguments } from "../tool-arguments.ts";
-import { dialectForBaseUrl, type SchemaDialect } from "../tool-schema.ts";
+import { classifyMinimaxStatus, stoppedEarly } from "../stop-reasons.ts";
+import { cutOffToolCall, parseToolArguments } from "../tool-arguments.ts";
 import { type OpenAIChunk, openaiChunk } from "./openai-chunk.ts";
+import { type OpenAIFlavor, resolveFlavor } from "./openai-flavor.ts";
 import { openaiBody } from "./openai-request.ts";
 
 interface PartialCall {
@@ -29,14 +30,11 @@ interface PartialCall {
 export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
   readonly kind = "openai" as const;
   protected readonly api = "openai-completions";
-  private readonly dialect: SchemaDialect;
+  private readonly flavor: OpenAIFlavor;
 
   constructor(id: string, config: OpenAIProviderConfig, deps: RemoteProviderDeps = {}) {
     super(id, config, deps);
-    this.dialect =
-      !config.flavor || config.flavor === "auto"
-        ? dialectForBaseUrl(config.baseUrl)
-        : config.flavor;
+    this.flavor = resolveFlavor(config);
   }
 
   protected endpoint(): string {
@@ -48,23 +46,26 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
   }
 
   protected body(request: ProviderRequest): unknown {
-    return openaiBody(request, this.config, this.dialect);
+    return openaiBody(request, this.config, this.flavor);
   }
 
   protected async *readReply(
     events: AsyncIterable<SseEvent>,
     builder: AssistantMessageBuilder,
+    request: ProviderRequest,
   ): AsyncGenerator<ProviderEvent, StopReason> {
     const calls = new Map<number, PartialCall>();
+    const toolNames = new Set(request.tools.map((tool) => tool.name));
     let finish: string | undefined;
     let sawDone = false;
     for await (const event of events) {
+      if (event.event === "error") throw this.streamError(event.data);
       if (event.data.trim() === "[DONE]") {
         sawDone = true;
         break;
       }
       const chunk = this.parseChunk(event.data);
-      for (const out of this.applyChunk(chunk, builder, calls)) yield out;
+      for (const out of this.applyChunk(chunk, builder, calls, toolNames)) yield out;
       const reason = chunk.choices?.find((choice) => choice.finish_reason)?.finish_reason;
       if (reason) finish = reason;
     }
@@ -77,11 +78,48 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
         },
       );
     }
-    for (const call of this.finishCalls(calls)) {
+    if (finish === "content_filter") throw stoppedEarly(this.id, "content_filter");
+    const cutOff = finish === "length";
+    for (const call of this.finishCalls(calls, cutOff)) {
       builder.addToolCall(call);
       yield { type: "toolcall", toolCall: call };
     }
-    return builder.hasToolCalls() ? "toolUse" : finish === "length" ? "length" : "stop";
+    if (cutOff) return "length";
+    return builder.hasToolCalls() ? "toolUse" : "stop";
+  }
+
+  /** MiniMax answers some errors with HTTP 200 and `base_resp` instead of a stream. */
+  protected override okBodyError(body: string, secrets: string[]): ClawboxError | undefined {
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+    const parsed = openaiChunk.safeParse(json);
+    if (!parsed.success) return undefined;
+    return this.chunkError(parsed.data, secrets);
+  }
+
+  /** llama-server's `error: {code, message, type}` line inside an open stream. */
+  private streamError(data: string): ClawboxError {
+    let type = "";
+    let message = data;
+    try {
+      const json = JSON.parse(data) as { type?: unknown; message?: unknown; error?: unknown };
+      const inner = (typeof json.error === "object" && json.error !== null ? json.error : json) as {
+        type?: unknown;
+        message?: unknown;
+      };
+      if (typeof inner.type === "string") type = inner.type;
+      if (typeof inner.message === "string") message = inner.message;
+    } catch {
+      // not JSON: classify the raw text
+    }
+    return classifyStreamError(type, message, {
+      provider: this.id,
+      secrets: this.profiles.secrets(),
+    });
   }
 
   private parseChunk(data: string): OpenAIChunk {
@@ -101,21 +139,36 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
         `${this.id}: unexpected stream chunk: ${parsed.error.issues[0]?.message ?? "invalid"}`,
       );
     }
-    const error = parsed.data.error;
+    const error = this.chunkError(parsed.data, this.profiles.secrets());
+    if (error) throw error;
+    return parsed.data;
+  }
+
+  /** An `error` object, or a MiniMax `base_resp` with a non-zero status code. */
+  private chunkError(chunk: OpenAIChunk, secrets: string[]): ClawboxError | undefined {
+    const error = chunk.error;
     if (error) {
       const code = typeof error.code === "string" ? error.code : "";
-      throw classifyStreamError(`${error.type ?? ""} ${code}`.trim(), error.message ?? "", {
+      return classifyStreamError(`${error.type ?? ""} ${code}`.trim(), error.message ?? "", {
         provider: this.id,
-        secrets: this.profiles.secrets(),
+        secrets,
       });
     }
-    return parsed.data;
+    const base = chunk.base_resp;
+    if (base?.status_code) {
+      return classifyMinimaxStatus(base.status_code, base.status_msg ?? "", {
+        provider: this.id,
+        secrets,
+      });
+    }
+    return undefined;
   }
 
   private *applyChunk(
     chunk: OpenAIChunk,
     builder: AssistantMessageBuilder,
     calls: Map<number, PartialCall>,
+    toolNames: Set<string>,
   ): Generator<ProviderEvent> {
     if (chunk.usage) {
       const prompt = chunk.usage.prompt_tokens ?? 0;
@@ -129,9 +182,11 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta;
       if (!delta) continue;
-      if (delta.reasoning_content) {
-        builder.appendThinking(delta.reasoning_content);
-        yield { type: "thinking_delta", delta: delta.reasoning_content };
+      // DeepSeek, Qwen and vLLM send `reasoning_content`; OpenRouter, Ollama and newer vLLM `reasoning`.
+      const reasoning = delta.reasoning_content || delta.reasoning;
+      if (reasoning) {
+        builder.appendThinking(reasoning);
+        yield { type: "thinking_delta", delta: reasoning };
       }
       if (delta.content) {
         builder.appendText(delta.content);
@@ -141,21 +196,39 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
         const index = part.index ?? calls.size;
         const call = calls.get(index) ?? { id: "", name: "", args: "" };
         if (part.id) call.id = part.id;
-        if (part.function?.name) call.name += part.function.name;
+        if (part.function?.name)
+          call.name = mergeToolName(call.name, part.function.name, toolNames);
         if (part.function?.arguments) call.args += part.function.arguments;
         calls.set(index, call);
       }
     }
   }
 
-  private finishCalls(calls: Map<number, PartialCall>): ToolCall[] {
+  /** Parses the assembled calls; `cutOff` (length stop) marks incomplete ones truncated. */
+  private finishCalls(calls: Map<number, PartialCall>, cutOff: boolean): ToolCall[] {
     return [...calls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, call]) => ({
-        type: "toolCall" as const,
-        id: call.id || `call_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
-        name: call.name,
-        arguments: parseToolArguments(this.id, call.name, call.args, "arguments"),
-      }));
+      .map(([, call]) => {
+        const id = call.id || `call_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+        if (cutOff) return cutOffToolCall(id, call.name, call.args);
+        return {
+          type: "toolCall" as const,
+          id,
+          name: call.name,
+          arguments: parseToolArguments(this.id, call.name, call.args, "arguments"),
+        };
+      });
   }
+}
+
+/**
+ * Tool names arrive in pieces on most servers ("read_" then "file"), but some (NIM,
+ * Fireworks, some MiniMax deployments) resend the whole name in every chunk. Like the
+ * official SDK, a chunk that carries a complete name replaces what we have; only a true
+ * fragment is appended.
+ */
+export function mergeToolName(current: string, incoming: string, known: Set<string>): string {
+  if (current === "" || incoming === current || incoming.startsWith(current)) return incoming;
+  if (known.has(incoming) && !known.has(current + incoming)) return incoming;
+  return current + incoming;
 }

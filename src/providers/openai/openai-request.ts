@@ -1,12 +1,20 @@
 /**
  * Translates a ProviderRequest into an OpenAI chat-completions body: system prompt as
  * the first message, tool calls with JSON-string arguments, tool results as `tool`
- * messages, images as data URLs, and usage requested in the stream.
+ * messages, images as data URLs, and usage requested in the stream. The flavor decides
+ * the token-limit field, the thinking parameters and whether reasoning is sent back.
  */
 import type { OpenAIProviderConfig } from "../../config/index.ts";
 import type { Message } from "../../messages/index.ts";
 import type { ProviderRequest } from "../provider.ts";
-import { normalizeToolSchema, type SchemaDialect } from "../tool-schema.ts";
+import { normalizeToolSchema } from "../tool-schema.ts";
+import {
+  maxTokensField,
+  type OpenAIFlavor,
+  replaysReasoning,
+  schemaDialect,
+  thinkingFields,
+} from "./openai-flavor.ts";
 
 type WireContent =
   | string
@@ -15,17 +23,19 @@ type WireContent =
 export function openaiBody(
   request: ProviderRequest,
   config: OpenAIProviderConfig,
-  dialect: SchemaDialect,
+  flavor: OpenAIFlavor,
 ): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   if (request.systemPrompt !== "") messages.push({ role: "system", content: request.systemPrompt });
-  for (const message of request.messages) messages.push(...wireMessage(message));
+  const withReasoning = replaysReasoning(flavor);
+  for (const message of request.messages) messages.push(...wireMessage(message, withReasoning));
   const body: Record<string, unknown> = {
     model: config.model,
     messages,
     stream: true,
     stream_options: { include_usage: true },
-    max_tokens: request.maxTokens ?? config.maxTokens,
+    [maxTokensField(config)]: request.maxTokens ?? config.maxTokens,
+    ...thinkingFields(flavor, request.thinkingLevel),
   };
   const temperature = request.temperature ?? config.temperature;
   if (temperature !== undefined) body.temperature = temperature;
@@ -35,7 +45,7 @@ export function openaiBody(
       function: {
         name: tool.name,
         description: tool.description,
-        parameters: normalizeToolSchema(tool.parameters, dialect),
+        parameters: normalizeToolSchema(tool.parameters, schemaDialect(flavor)),
       },
     }));
     if (request.toolChoice === "required") body.tool_choice = "required";
@@ -43,7 +53,7 @@ export function openaiBody(
   return body;
 }
 
-function wireMessage(message: Message): Record<string, unknown>[] {
+function wireMessage(message: Message, withReasoning: boolean): Record<string, unknown>[] {
   if (message.role === "user") return [{ role: "user", content: wireContent(message.content) }];
   if (message.role === "toolResult") {
     const text = message.content
@@ -66,10 +76,16 @@ function wireMessage(message: Message): Record<string, unknown>[] {
       : [],
   );
   if (text === "" && calls.length === 0) return [];
+  // DeepSeek: the reasoning of a turn that called tools must go back in every later request.
+  const reasoning =
+    withReasoning && calls.length > 0
+      ? message.content.flatMap((block) => (block.type === "thinking" ? [block.thinking] : []))
+      : [];
   return [
     {
       role: "assistant",
       content: text === "" ? null : text,
+      ...(reasoning.length > 0 ? { reasoning_content: reasoning.join("") } : {}),
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     },
   ];
