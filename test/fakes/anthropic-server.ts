@@ -2,6 +2,12 @@
  * Fake Anthropic Messages server on 127.0.0.1 speaking real SSE (named events, as the
  * API sends them), for provider and agent tests. Replies are scripted per request;
  * with nothing scripted it answers "ok". Keys are read from `x-api-key`.
+ *
+ * Like the real API it rejects, with HTTP 400 `invalid_request_error`, requests that
+ * break the Messages API's documented rules (docs.anthropic.com: Messages API,
+ * "Tool use", "Extended thinking"): an empty text block anywhere ("text content blocks
+ * must be non-empty"), an `is_error` tool_result holding anything but text, and
+ * extended thinking together with a tool_choice that forces tool use.
  */
 import { type ScriptedServer, type Step, startScriptedServer } from "./scripted-sse-server.ts";
 
@@ -17,13 +23,58 @@ export interface AnthropicUsageScript {
 export type AnthropicBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
-  | { type: "tool_use"; id: string; name: string; rawInput: string };
+  | { type: "tool_use"; id: string; name: string; rawInput: string }
+  | { type: "redacted_thinking"; data: string };
 
 export function startFakeAnthropic(): Promise<ScriptedServer> {
   return startScriptedServer(
     (headers) => headers["x-api-key"],
     () => anthropicReply([{ type: "text", text: "ok" }]),
+    (request) => {
+      const problem = invalidRequest(request.body);
+      return problem ? anthropicStatus(400, "invalid_request_error", problem) : undefined;
+    },
   );
+}
+
+type Json = Record<string, unknown>;
+const asBlocks = (value: unknown): Json[] =>
+  Array.isArray(value) ? (value.filter((v) => typeof v === "object" && v !== null) as Json[]) : [];
+
+/** The API's own wording for the rules it enforces, or undefined for a valid body. */
+function invalidRequest(body: Json): string | undefined {
+  const thinking = body.thinking as Json | undefined;
+  const choice = (body.tool_choice as Json | undefined)?.type;
+  if (thinking?.type === "enabled" && (choice === "any" || choice === "tool")) {
+    return "Thinking may not be enabled when tool_choice forces tool use.";
+  }
+  for (const [i, block] of asBlocks(body.system).entries()) {
+    if (block.type === "text" && block.text === "") {
+      return `system.${i}: text content blocks must be non-empty`;
+    }
+  }
+  for (const [i, message] of asBlocks(body.messages).entries()) {
+    const content = message.content;
+    if (content === "") return `messages.${i}: text content blocks must be non-empty`;
+    for (const [j, block] of asBlocks(content).entries()) {
+      const where = `messages.${i}.content.${j}`;
+      if (block.type === "text" && block.text === "") {
+        return `${where}: text content blocks must be non-empty`;
+      }
+      if (block.type !== "tool_result") continue;
+      const inner = asBlocks(block.content);
+      if (block.content === "") return `${where}: text content blocks must be non-empty`;
+      for (const [k, part] of inner.entries()) {
+        if (part.type === "text" && part.text === "") {
+          return `${where}.content.${k}: text content blocks must be non-empty`;
+        }
+        if (block.is_error === true && part.type !== "text") {
+          return `${where}: tool_result content must be text when is_error is true`;
+        }
+      }
+    }
+  }
+  return undefined;
 }
 
 function ev(type: string, data: Record<string, unknown>): { event: string; data: unknown } {
@@ -67,6 +118,13 @@ export function anthropicReply(
           ev("content_block_delta", { index, delta: { type: "text_delta", text: word } }),
         );
       }
+    } else if (block.type === "redacted_thinking") {
+      events.push(
+        ev("content_block_start", {
+          index,
+          content_block: { type: "redacted_thinking", data: block.data },
+        }),
+      );
     } else if (block.type === "thinking") {
       events.push(
         ev("content_block_start", { index, content_block: { type: "thinking", thinking: "" } }),
@@ -143,6 +201,11 @@ export function anthropicOverflow(): Step {
     "invalid_request_error",
     "prompt is too long: 210000 tokens > 200000 maximum",
   );
+}
+
+/** Messages API errors page: HTTP 529 `overloaded_error`, the API is temporarily overloaded. */
+export function anthropicOverloaded(headers?: Record<string, string>): Step {
+  return anthropicStatus(529, "overloaded_error", "Overloaded", headers);
 }
 
 export const hang: Step = { kind: "hang" };
