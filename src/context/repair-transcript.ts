@@ -2,8 +2,10 @@
  * Transcript repair before every model call (in memory): each assistant tool call is
  * followed by exactly one result, in call order. Results are moved next to their call,
  * orphan and duplicate results dropped, and a synthetic error result inserted for a
- * call that has none (e.g. the run was killed mid-tool). Failed assistant messages
- * without content are dropped. The stored transcript is never changed here.
+ * call that has none (e.g. the run was killed mid-tool). Results are matched to calls
+ * within their turn, not by id alone, because some servers reuse call ids every turn.
+ * Failed assistant messages without content are dropped. The stored transcript is
+ * never changed here.
  */
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from "../messages/index.ts";
 import type { BranchMessage } from "./branch-messages.ts";
@@ -46,23 +48,18 @@ export function repairTranscript(input: readonly BranchMessage[]): {
     synthesized: 0,
     droppedEmptyErrors: 0,
   };
-  // Index every result by call id (first one wins) with its position.
-  const results = new Map<string, { item: BranchMessage; index: number }>();
+  const matched = matchResults(input);
   const callIds = new Set<string>();
-  input.forEach((item, index) => {
-    for (const call of toolCalls(item.message)) callIds.add(call.id);
-    if (item.message.role === "toolResult") {
-      const id = item.message.toolCallId;
-      if (results.has(id)) report.droppedDuplicates += 1;
-      else results.set(id, { item, index });
-    }
-  });
+  for (const item of input) for (const call of toolCalls(item.message)) callIds.add(call.id);
   const out: BranchMessage[] = [];
   input.forEach((item, index) => {
     const message = item.message;
     if (message.role === "toolResult") {
-      if (!callIds.has(message.toolCallId)) report.droppedOrphans += 1;
       // Placed after its call (below); duplicates and orphans are dropped.
+      if (!matched.used.has(index)) {
+        if (callIds.has(message.toolCallId)) report.droppedDuplicates += 1;
+        else report.droppedOrphans += 1;
+      }
       return;
     }
     if (message.role === "assistant" && isEmptyFailure(message)) {
@@ -70,13 +67,11 @@ export function repairTranscript(input: readonly BranchMessage[]): {
       return;
     }
     out.push(item);
-    const calls = toolCalls(message);
-    calls.forEach((call, k) => {
-      const found = results.get(call.id);
-      if (found) {
-        if (found.index !== index + 1 + k) report.moved += 1;
-        out.push(found.item);
-        results.delete(call.id);
+    toolCalls(message).forEach((call, k) => {
+      const found = matched.byCall.get(`${index}:${k}`);
+      if (found !== undefined) {
+        if (found !== index + 1 + k) report.moved += 1;
+        out.push(input[found] as BranchMessage);
       } else {
         report.synthesized += 1;
         out.push({ entryId: `synthetic:${call.id}`, message: synthetic(call, message.timestamp) });
@@ -84,6 +79,59 @@ export function repairTranscript(input: readonly BranchMessage[]): {
     });
   });
   return { messages: out, report };
+}
+
+/**
+ * Pairs each call (`messageIndex:callIndex`) with the position of its result. Servers
+ * that reuse ids across turns (`call_0` every turn) are common, so a result belongs to
+ * the nearest unanswered call before it with its id. A call still unanswered then takes
+ * a leftover result with its id from the same turn (one that was stored ahead of it);
+ * results never cross a user message.
+ */
+function matchResults(input: readonly BranchMessage[]): {
+  byCall: Map<string, number>;
+  used: Set<number>;
+} {
+  const byCall = new Map<string, number>();
+  const used = new Set<number>();
+  const open = new Map<string, string>(); // call id -> newest unanswered call key
+  const calls: { key: string; id: string; turn: number }[] = [];
+  const turnOf: number[] = [];
+  let turn = 0;
+  input.forEach((item, index) => {
+    const message = item.message;
+    if (message.role === "user") turn += 1;
+    turnOf[index] = turn;
+    if (message.role === "toolResult") {
+      const key = open.get(message.toolCallId);
+      if (key !== undefined) {
+        byCall.set(key, index);
+        used.add(index);
+        open.delete(message.toolCallId);
+      }
+      return;
+    }
+    toolCalls(message).forEach((call, k) => {
+      const key = `${index}:${k}`;
+      open.set(call.id, key);
+      calls.push({ key, id: call.id, turn });
+    });
+  });
+  for (const call of calls) {
+    if (byCall.has(call.key)) continue;
+    const leftover = input.findIndex(
+      (item, index) =>
+        !used.has(index) &&
+        turnOf[index] === call.turn &&
+        item.message.role === "toolResult" &&
+        item.message.toolCallId === call.id,
+    );
+    if (leftover >= 0) {
+      byCall.set(call.key, leftover);
+      used.add(leftover);
+    }
+  }
+  return { byCall, used };
 }
 
 function isEmptyFailure(message: AssistantMessage): boolean {

@@ -111,6 +111,44 @@ describe("pruning", () => {
     softTrimTailChars: 1500,
   };
 
+  it("matches results within the turn when a server reuses call ids every turn", () => {
+    const { messages, report } = repairTranscript(
+      items([
+        user("first"),
+        call("call_0"),
+        result("call_0", "first answer"),
+        say("ok"),
+        user("second"),
+        call("call_0"),
+        result("call_0", "second answer"),
+        say("ok again"),
+      ]),
+    );
+    expect(messages.map((m) => firstText(m.message)).filter(Boolean)).toEqual([
+      "first answer",
+      "second answer",
+    ]);
+    expect(report).toMatchObject({ synthesized: 0, droppedDuplicates: 0, moved: 0 });
+  });
+
+  it("gives a call a result stored ahead of it in the same turn, never one from another turn", () => {
+    const { messages, report } = repairTranscript(
+      items([
+        user("first"),
+        call("c1"),
+        result("c1", "answer one"),
+        result("c1", "stray duplicate"),
+        user("second"),
+        result("c2", "stored early"),
+        call("c2"),
+        call("c1"),
+      ]),
+    );
+    const texts = messages.map((m) => firstText(m.message)).filter(Boolean);
+    expect(texts).toEqual(["answer one", "stored early", MISSING_RESULT_TEXT]);
+    expect(report).toMatchObject({ synthesized: 1, droppedDuplicates: 1, moved: 1 });
+  });
+
   it("does nothing before the cache TTL expired", async () => {
     const now = Date.now();
     const input = history(now).map((m) => ({ ...m, message: { ...m.message, timestamp: now } }));
