@@ -5,9 +5,9 @@ import {
   type ScriptedServer,
   startFakeAnthropic,
 } from "../../../test/fakes/anthropic-server.ts";
+import { type CollectedStream, collectStream } from "../../../test/support/collect-stream.ts";
 import type { AnthropicProviderConfig } from "../../config/index.ts";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
-import { type CollectedStream, collectStream } from "../collect-stream.ts";
 import type { ProviderRequest } from "../provider.ts";
 import { AnthropicProvider } from "./anthropic-provider.ts";
 

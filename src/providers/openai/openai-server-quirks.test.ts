@@ -16,9 +16,9 @@ import {
   type ScriptedServer,
   startFakeOpenAI,
 } from "../../../test/fakes/openai-server.ts";
+import { type CollectedStream, collectStream } from "../../../test/support/collect-stream.ts";
 import type { OpenAIProviderConfig } from "../../config/index.ts";
 import type { AssistantMessage } from "../../messages/index.ts";
-import { type CollectedStream, collectStream } from "../../../test/support/collect-stream.ts";
 import { failureMessage } from "../failure-message.ts";
 import type { ProviderRequest } from "../provider.ts";
 import { OpenAIProvider } from "./openai-provider.ts";
