@@ -17,6 +17,13 @@ describe("error classification", () => {
     'ollama: "context length exceeded"',
     "the request exceeds the available context size, try increasing it",
     "输入上下文过长",
+    // DashScope, llama-server's error type, Mistral, Moonshot, Gemini, MiniMax
+    "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 30720]",
+    "exceed_context_size_error",
+    "Prompt contains 40000 tokens, too large for model with 32768 maximum context length",
+    "Invalid request: Your request exceeded model token limit: 131072",
+    "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+    "invalid params, context window exceeds limit",
   ])("recognizes overflow wording: %s", (text) => {
     expect(isOverflowText(text)).toBe(true);
     expect(
@@ -42,6 +49,7 @@ describe("error classification", () => {
     [429, "PROVIDER_RATE_LIMIT"],
     [504, "PROVIDER_TIMEOUT"],
     [503, "PROVIDER_NETWORK"],
+    [529, "PROVIDER_OVERLOADED"],
     [400, "PROVIDER_BAD_RESPONSE"],
   ])("maps HTTP %i to %s", (status, code) => {
     expect(classifyHttpError(status, "{}", { provider: "p" }).code).toBe(code);
