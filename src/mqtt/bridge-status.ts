@@ -26,6 +26,8 @@ const statusSchema = z.object({
   lastError: z.string().optional(),
   connects: z.number().int(),
   discoveryPublishedAt: z.number().optional(),
+  /** Last message received from the broker on a subscribed topic. */
+  lastMessageAt: z.number().optional(),
   entities: z.array(z.string()),
   removed: z.array(z.string()),
   busy: z.boolean(),

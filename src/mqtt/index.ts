@@ -22,6 +22,11 @@ export {
   type MqttBridge,
   type MqttBridgeDeps,
 } from "./mqtt-bridge.ts";
-export { formatMqttReport, type MqttReport, mqttReport } from "./mqtt-report.ts";
+export {
+  formatMqttReport,
+  type MqttReport,
+  mqttChannelStatus,
+  mqttReport,
+} from "./mqtt-report.ts";
 export { MAX_PROMPT_BYTES, type PromptPayload, parsePromptPayload } from "./prompt-payload.ts";
 export { displayUrl, nodeIdFromHostname, type TopicLayout, topicLayout } from "./topic-layout.ts";

@@ -271,6 +271,7 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
   };
 
   const onMessage = (topic: string, payload: Buffer) => {
+    state.lastMessageAt = Date.now();
     try {
       if (topic === topics.prompt) onPrompt(payload);
       else if (topic === topics.newSession)

@@ -29,6 +29,7 @@ export interface MqttReport {
   busy?: boolean;
   prompts?: MqttBridgeStatus["prompts"];
   discoveryPublishedAt?: number;
+  lastMessageAt?: number;
   removed: string[];
   entities: { component: Component; objectId: string; name: string; topic: string }[];
 }
@@ -70,6 +71,7 @@ export function mqttReport(config: ClawboxConfig, home: string, version = ""): M
           ...(status.discoveryPublishedAt
             ? { discoveryPublishedAt: status.discoveryPublishedAt }
             : {}),
+          ...(status.lastMessageAt ? { lastMessageAt: status.lastMessageAt } : {}),
         }
       : {}),
     removed: status?.removed ?? [],
@@ -99,4 +101,44 @@ export function formatMqttReport(report: MqttReport): string {
   );
   if (report.removed.length > 0) lines.push(`removed stale entities: ${report.removed.join(", ")}`);
   return `${lines.join("\n")}\n`;
+}
+
+/** The bridge as one row of `clawbox channels status` (same fields as the channels' rows). */
+export function mqttChannelStatus(
+  config: ClawboxConfig,
+  home: string,
+): {
+  channel: "mqtt";
+  enabled: boolean;
+  state: "connected" | "resuming" | "disabled" | "stopped" | "error";
+  reason?: string;
+  lastEventAt?: number;
+  inbox: Record<string, number>;
+  outbox: Record<string, number>;
+} {
+  const report = mqttReport(config, home);
+  const base = {
+    channel: "mqtt" as const,
+    enabled: report.enabled,
+    inbox: {},
+    outbox: {},
+    ...(report.lastMessageAt ? { lastEventAt: report.lastMessageAt } : {}),
+  };
+  switch (report.state) {
+    case "disabled":
+      return { ...base, state: "disabled", reason: "mqtt.enabled is false" };
+    case "not running":
+    case "stopped":
+      return { ...base, state: "stopped", reason: "clawbox run is not running" };
+    case "connected":
+      return { ...base, state: "connected", reason: report.broker };
+    case "disconnected":
+      return {
+        ...base,
+        state: "error",
+        reason: `${report.broker}: ${report.lastError ?? "disconnected"}`,
+      };
+    default:
+      return { ...base, state: "resuming", reason: `${report.state} to ${report.broker}` };
+  }
 }

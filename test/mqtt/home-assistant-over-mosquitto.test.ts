@@ -172,6 +172,16 @@ describe.skipIf(!MOSQUITTO)("Home Assistant over a real mosquitto broker", () =>
     expect(report).toMatchObject({ enabled: true, state: "connected", broker: broker.url });
     expect(report.entities).toHaveLength(8);
     expect(status.stdout).not.toContain("pw-never-shown");
+    const channels = await runCli(["channels", "status", "--json"], { CLAWBOX_HOME: home });
+    const rows = (JSON.parse(channels.stdout) as { channels: { channel: string }[] }).channels;
+    expect(rows.find((row) => row.channel === "mqtt")).toMatchObject({ state: "connected" });
+    const doctor = await runCli(["doctor", "--json"], { CLAWBOX_HOME: home });
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string }[] })
+      .checks;
+    expect(checks.filter((c) => c.name.startsWith("mqtt"))).toEqual([
+      expect.objectContaining({ name: "mqtt broker", status: "ok" }),
+      expect.objectContaining({ name: "mqtt bridge", status: "ok" }),
+    ]);
 
     // kill -9: the broker publishes the last will.
     since = probe.messages.length;

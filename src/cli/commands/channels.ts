@@ -19,6 +19,9 @@ export const channelsCommand: Command = {
     if (sub !== "status") throw new ClawboxError("CLI_USAGE", USAGE);
     const { values } = parseCommandArgs(rest, { json: { type: "boolean" } }, false);
     const statuses = readChannelStatus(ctx.store().db, ctx.config().config);
+    // The Home Assistant bridge lives in src/mqtt (not a chat channel) but is listed here too.
+    const { mqttChannelStatus } = await import("../../mqtt/index.ts");
+    statuses.push(mqttChannelStatus(ctx.config().config, ctx.home));
     if (values.json) {
       ctx.stdout.write(`${JSON.stringify({ channels: statuses }, null, 2)}\n`);
       return 0;
