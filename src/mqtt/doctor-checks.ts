@@ -3,11 +3,11 @@
  * broker (with its own client id, so the running service is not kicked off), and the
  * running service's connection state. Disabled bridges get one `ok` line.
  */
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { CheckResult } from "../doctor/index.ts";
 import { readStatusFile, statusFilePath } from "./bridge-status.ts";
-import { plainConnectionError } from "./mqtt-connection.ts";
+import { createMqttClient, plainConnectionError } from "./mqtt-connection.ts";
 import { displayUrl, topicLayout } from "./topic-layout.ts";
 
 export async function mqttDoctorChecks(
@@ -33,18 +33,21 @@ export async function mqttDoctorChecks(
     }
   }
   const topics = topicLayout(mqtt);
-  const { connectAsync } = await import("mqtt");
   try {
-    const client = await connectAsync(mqtt.url, {
+    const client = await createMqttClient(mqtt, {
       clientId: `${mqtt.clientId ?? `clawbox-${topics.nodeId}`}-doctor-${process.pid}`,
-      ...(mqtt.username ? { username: mqtt.username } : {}),
-      ...(mqtt.password ? { password: mqtt.password } : {}),
       connectTimeout: timeoutMs,
       reconnectPeriod: 0,
-      rejectUnauthorized: mqtt.rejectUnauthorized,
-      ...(mqtt.ca ? { ca: readFileSync(mqtt.ca) } : {}),
     });
-    await client.endAsync(true);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.once("connect", () => resolve());
+        client.once("error", reject);
+        client.once("close", () => reject(new Error("the broker closed the connection")));
+      });
+    } finally {
+      await client.endAsync(true);
+    }
     checks.push({ name: "mqtt broker", status: "ok", message: `${broker} accepts a connection` });
   } catch (error) {
     checks.push({

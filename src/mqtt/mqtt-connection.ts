@@ -37,12 +37,56 @@ export function plainConnectionError(error: unknown, url: string): string {
   return text.split(url).join(displayUrl(url));
 }
 
-export function clientOptions(input: ConnectionInput): IClientOptions {
-  const { config } = input;
+/** Host, port and TLS of the broker URL; credentials in the URL are used when the config has none. */
+function brokerAddress(config: MqttConfig) {
+  const url = new URL(config.url);
+  const secure = url.protocol === "mqtts:" || url.protocol === "ssl:";
   return {
+    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port: url.port ? Number(url.port) : secure ? 8883 : 1883,
+    secure,
+    username: config.username ?? (url.username ? decodeURIComponent(url.username) : undefined),
+    password: config.password ?? (url.password ? decodeURIComponent(url.password) : undefined),
+  };
+}
+
+/**
+ * An mqtt.js client over a socket we open ourselves (node:net, or node:tls for mqtts://).
+ * Building the client this way, rather than with mqtt.connect(url), keeps mqtt.js from
+ * loading its WebSocket, SOCKS and url.parse paths; with `writeCache: false` it does not
+ * pre-build 65,536 packet-id buffers. Together ≈ 9 MB less RSS (docs/BENCHMARKS.md).
+ */
+export async function createMqttClient(
+  config: MqttConfig,
+  options: IClientOptions,
+): Promise<MqttClient> {
+  const { MqttClient } = await import("mqtt");
+  const address = brokerAddress(config);
+  const ca = config.ca ? readFileSync(config.ca) : undefined;
+  const tls = address.secure ? await import("node:tls") : undefined;
+  const net = await import("node:net");
+  const open = () =>
+    tls
+      ? tls.connect({
+          host: address.host,
+          port: address.port,
+          servername: address.host,
+          rejectUnauthorized: config.rejectUnauthorized,
+          ...(ca ? { ca } : {}),
+        })
+      : net.connect({ host: address.host, port: address.port });
+  return new MqttClient(open, {
+    protocolVersion: 4,
+    writeCache: false,
+    ...(address.username ? { username: address.username } : {}),
+    ...(address.password ? { password: address.password } : {}),
+    ...options,
+  });
+}
+
+export async function openConnection(input: ConnectionInput): Promise<MqttClient> {
+  const client = await createMqttClient(input.config, {
     clientId: input.clientId,
-    ...(config.username ? { username: config.username } : {}),
-    ...(config.password ? { password: config.password } : {}),
     clean: true,
     keepalive: 30,
     connectTimeout: 10_000,
@@ -50,14 +94,7 @@ export function clientOptions(input: ConnectionInput): IClientOptions {
     // Subscriptions are made again in onConnect; mqtt.js must not double them.
     resubscribe: false,
     will: { topic: input.availabilityTopic, payload: Buffer.from("offline"), qos: 1, retain: true },
-    ...(config.ca ? { ca: readFileSync(config.ca) } : {}),
-    rejectUnauthorized: config.rejectUnauthorized,
-  };
-}
-
-export async function openConnection(input: ConnectionInput): Promise<MqttClient> {
-  const { connect } = await import("mqtt");
-  const client = connect(input.config.url, clientOptions(input));
+  });
   let lastError: string | undefined;
   client.on("connect", () => {
     client.options.reconnectPeriod = input.backoff.initialMs;

@@ -17,10 +17,13 @@ const topicPrefix = z
 export const mqttSection = z
   .object({
     enabled: z.boolean().default(false),
-    /** Broker URL: mqtt://host:1883, mqtts://host:8883, ws:// or wss://. */
+    /** Broker URL: mqtt://host:1883 or mqtts://host:8883 (TLS; see `ca`). */
     url: z
       .string()
-      .regex(/^(mqtt|mqtts|ws|wss|tcp|ssl):\/\/[^\s]+$/, "expected mqtt://host:port or mqtts://")
+      .regex(
+        /^(mqtt|mqtts|tcp|ssl):\/\/[^\s/]+\/?$/,
+        "expected mqtt://host:port or mqtts://host:port",
+      )
       .default("mqtt://127.0.0.1:1883"),
     username: z.string().min(1).optional(),
     password: z.string().min(1).optional(),
