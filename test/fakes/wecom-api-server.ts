@@ -1,0 +1,139 @@
+/**
+ * Fake WeCom server API for the self-built app, on 127.0.0.1, written from the
+ * platform's documents (developer.work.weixin.qq.com): gettoken (document 91039),
+ * message/send (90236, including `enable_duplicate_check`), media/get (90254), and the
+ * global error codes (90313: 40001 bad secret, 40014 invalid token, 42001 expired
+ * token, 40007 bad media id). Tests can expire every issued token, and read what was
+ * sent and what a user would actually see (duplicate-checked sends are not shown twice).
+ */
+import { randomBytes } from "node:crypto";
+
+export interface FakeSentMessage {
+  touser: string;
+  msgtype: string;
+  agentid: number;
+  content: string;
+  /** False when the duplicate check suppressed it: the user did not see it again. */
+  delivered: boolean;
+}
+
+export interface FakeWeComApi {
+  url: string;
+  /** Every accepted message/send, in order. */
+  sent: FakeSentMessage[];
+  /** How often gettoken was called successfully. */
+  tokensIssued(): number;
+  /** Makes every issued token answer 42001 from now on. */
+  expireTokens(): void;
+  /** Serves `bytes` for media/get?media_id=`mediaId`. */
+  addMedia(mediaId: string, bytes: Uint8Array, contentType: string): void;
+  /** Answers the next message/send calls with this HTTP status (e.g. 500), once each. */
+  failNextSends(count: number): void;
+  close(): Promise<void>;
+}
+
+const DUPLICATE_WINDOW_MS = 1_800_000;
+
+export function startFakeWeComApi(credentials: {
+  corpId: string;
+  corpSecret: string;
+}): FakeWeComApi {
+  const live = new Set<string>();
+  const expired = new Set<string>();
+  const media = new Map<string, { bytes: Uint8Array; contentType: string }>();
+  const sent: FakeSentMessage[] = [];
+  const recent = new Map<string, number>();
+  let issued = 0;
+  let failures = 0;
+
+  const tokenError = (token: string | null): Response | undefined => {
+    if (token && expired.has(token))
+      return json({ errcode: 42001, errmsg: "access_token expired" });
+    if (!token || !live.has(token)) return json({ errcode: 40014, errmsg: "invalid access_token" });
+    return undefined;
+  };
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const token = url.searchParams.get("access_token");
+      if (url.pathname === "/cgi-bin/gettoken") {
+        if (
+          url.searchParams.get("corpid") !== credentials.corpId ||
+          url.searchParams.get("corpsecret") !== credentials.corpSecret
+        ) {
+          return json({ errcode: 40001, errmsg: "invalid credential" });
+        }
+        const fresh = randomBytes(16).toString("hex");
+        live.add(fresh);
+        issued += 1;
+        return json({ errcode: 0, errmsg: "ok", access_token: fresh, expires_in: 7200 });
+      }
+      if (url.pathname === "/cgi-bin/message/send" && request.method === "POST") {
+        if (failures > 0) {
+          failures -= 1;
+          return new Response("busy", { status: 500 });
+        }
+        const refused = tokenError(token);
+        if (refused) return refused;
+        const body = (await request.json()) as Record<string, unknown>;
+        const msgtype = String(body.msgtype);
+        const part = body[msgtype] as { content?: unknown } | undefined;
+        if (typeof part?.content !== "string" || typeof body.touser !== "string") {
+          return json({ errcode: 40008, errmsg: "invalid message type" });
+        }
+        const limit = 2048;
+        if (Buffer.byteLength(part.content) > limit) {
+          return json({ errcode: 45002, errmsg: "content size out of limit" });
+        }
+        const key = `${body.touser}\u0000${msgtype}\u0000${part.content}`;
+        const seenAt = recent.get(key);
+        const duplicate =
+          body.enable_duplicate_check === 1 &&
+          seenAt !== undefined &&
+          Date.now() - seenAt < DUPLICATE_WINDOW_MS;
+        if (!duplicate) recent.set(key, Date.now());
+        sent.push({
+          touser: body.touser,
+          msgtype,
+          agentid: Number(body.agentid),
+          content: part.content,
+          delivered: !duplicate,
+        });
+        return json({ errcode: 0, errmsg: "ok", msgid: randomBytes(8).toString("hex") });
+      }
+      if (url.pathname === "/cgi-bin/media/get") {
+        const refused = tokenError(token);
+        if (refused) return refused;
+        const item = media.get(url.searchParams.get("media_id") ?? "");
+        if (!item) return json({ errcode: 40007, errmsg: "invalid media_id" });
+        return new Response(item.bytes, { headers: { "content-type": item.contentType } });
+      }
+      return new Response("not found", { status: 404 });
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    sent,
+    tokensIssued: () => issued,
+    expireTokens() {
+      for (const token of live) expired.add(token);
+    },
+    addMedia(mediaId, bytes, contentType) {
+      media.set(mediaId, { bytes, contentType });
+    },
+    failNextSends(count) {
+      failures = count;
+    },
+    async close() {
+      await server.stop(true);
+    },
+  };
+}
+
+function json(body: unknown): Response {
+  return Response.json(body);
+}
