@@ -9,9 +9,9 @@
  *   gets its empty 200, so the platform stops retrying.
  */
 import type { Logger } from "../../system/index.ts";
+import { type AppMessage, appMessageFields, toAppMessage } from "./app-message.ts";
 import { type CallbackCryptoConfig, openEnvelope, signatureMatches } from "./callback-crypto.ts";
 import { readXmlFields } from "./callback-xml.ts";
-import { type AppMessage, appMessageFields, toAppMessage } from "./app-message.ts";
 
 export interface AppCallbackDeps {
   crypto: CallbackCryptoConfig;
