@@ -1,0 +1,91 @@
+/**
+ * WeCom's two entries in the channel registry, with the platform's limits:
+ * - the self-built app (`channels.wecom.app`, channel id "wecom-app"): message/send
+ *   takes at most 2048 bytes of text or markdown per message (document 90236) and has
+ *   no reply window of its own; replies are not deduplicated by the platform, so a send
+ *   cut by a crash is not repeated;
+ * - the intelligent bot (`channels.wecom.bot`, channel id "wecom-bot"): a stream frame
+ *   holds at most 20480 bytes of markdown (document 101463); parts beyond the first go
+ *   out as `aibot_send_msg`.
+ * Both answer a message up to an hour after it was sent (a restart after a crash still
+ * answers). Senders reach the agent as `wecom:<userid>` from either channel.
+ */
+import type { ClawboxConfig } from "../../config/index.ts";
+import type { ChannelCapabilities } from "../channel.ts";
+import type { ChannelDefinition } from "../channel-registry.ts";
+
+export const WECOM_APP_CHANNEL = "wecom-app";
+export const WECOM_BOT_CHANNEL = "wecom-bot";
+/** The sender namespace both WeCom channels share (`agent.owners: ["wecom:USERID"]`). */
+export const WECOM_IDENTITY = "wecom";
+
+const HOUR_MS = 60 * 60_000;
+
+export function wecomAppCapabilities(markdown: boolean): ChannelCapabilities {
+  return {
+    markdown,
+    maxLength: 2048,
+    maxBytes: 2048,
+    maxRepliesPerMessage: 5,
+    replyWindowMs: { direct: HOUR_MS, group: HOUR_MS },
+    idempotentReplies: false,
+    images: false,
+  };
+}
+
+export function wecomBotCapabilities(): ChannelCapabilities {
+  return {
+    markdown: true,
+    maxLength: 20480,
+    maxBytes: 20480,
+    maxRepliesPerMessage: 5,
+    replyWindowMs: { direct: HOUR_MS, group: HOUR_MS },
+    idempotentReplies: false,
+    images: false,
+  };
+}
+
+export const wecomAppDefinition: ChannelDefinition = {
+  id: WECOM_APP_CHANNEL,
+  identity: WECOM_IDENTITY,
+  settings(config: ClawboxConfig) {
+    const app = config.channels.wecom?.app;
+    if (!app?.enabled) return undefined;
+    return {
+      capabilities: wecomAppCapabilities(app.markdown),
+      access: { allowFrom: app.allowFrom, groupPolicy: "disabled" },
+    };
+  },
+  disabledReason(config) {
+    return config.channels.wecom?.app
+      ? "channels.wecom.app.enabled is false"
+      : "channels.wecom.app is not configured";
+  },
+  async load(deps) {
+    const { createWeComAppChannel } = await import("./app-channel.ts");
+    const app = deps.config.channels.wecom?.app;
+    return createWeComAppChannel(deps, wecomAppCapabilities(app?.markdown ?? false));
+  },
+};
+
+export const wecomBotDefinition: ChannelDefinition = {
+  id: WECOM_BOT_CHANNEL,
+  identity: WECOM_IDENTITY,
+  settings(config: ClawboxConfig) {
+    const bot = config.channels.wecom?.bot;
+    if (!bot?.enabled) return undefined;
+    return {
+      capabilities: wecomBotCapabilities(),
+      access: { allowFrom: bot.allowFrom, groupPolicy: bot.groupPolicy },
+    };
+  },
+  disabledReason(config) {
+    return config.channels.wecom?.bot
+      ? "channels.wecom.bot.enabled is false"
+      : "channels.wecom.bot is not configured";
+  },
+  async load(deps) {
+    const { createWeComBotChannel } = await import("./bot-channel.ts");
+    return createWeComBotChannel(deps, wecomBotCapabilities());
+  },
+};
