@@ -9,6 +9,8 @@ import type { InboundMessage } from "./channel.ts";
 export interface AccessPolicy {
   allowFrom: string[];
   groupPolicy: "mention" | "disabled";
+  /** Sender namespace when it is not the channel id (both WeCom channels use "wecom"). */
+  identity?: string;
 }
 
 export type AccessDecision = { allowed: true } | { allowed: false; reason: string };
@@ -21,7 +23,7 @@ export function decideAccess(message: InboundMessage, policy: AccessPolicy): Acc
       return { allowed: false, reason: "group message without an @-mention (groupPolicy)" };
   }
   if (policy.allowFrom.length === 0) return { allowed: true };
-  const prefixed = `${message.channel}:${message.senderId}`;
+  const prefixed = `${policy.identity ?? message.channel}:${message.senderId}`;
   const allowed = policy.allowFrom.some(
     (entry) =>
       entry === message.senderId ||

@@ -15,6 +15,8 @@ export interface AttachmentOptions {
   /** The model accepts images (else images are only described). */
   vision: boolean;
   maxImageBytes?: number;
+  /** The channel's own download (media by id, encrypted media); replaces the public download. */
+  fetchMedia?: (attachment: InboundAttachment) => Promise<{ bytes: Uint8Array }>;
 }
 
 export interface PreparedMessage {
@@ -38,8 +40,15 @@ function describe(attachment: InboundAttachment): string {
   }
 }
 
-async function loadImage(url: string, maxBytes: number): Promise<ImageContent> {
-  const { bytes } = await fetchPublic(url, { maxBytes, contentTypePrefix: "image/" });
+async function loadImage(
+  attachment: InboundAttachment,
+  options: AttachmentOptions,
+): Promise<ImageContent> {
+  const maxBytes = options.maxImageBytes ?? MAX_IMAGE_BYTES;
+  const { bytes } = options.fetchMedia
+    ? await options.fetchMedia(attachment)
+    : await fetchPublic(attachment.url ?? "", { maxBytes, contentTypePrefix: "image/" });
+  if (bytes.length > maxBytes) throw new Error(`image is ${bytes.length} bytes, over ${maxBytes}`);
   const { scaleImageToJpeg } = await import("../media/index.ts");
   const scaled = await scaleImageToJpeg(bytes, { label: "chat image" });
   return { type: "image", data: scaled.data.toString("base64"), mimeType: scaled.mimeType };
@@ -52,9 +61,10 @@ export async function prepareAttachments(
   const lines: string[] = message.text.trim() ? [message.text.trim()] : [];
   const images: ImageContent[] = [];
   for (const attachment of message.attachments) {
-    if (attachment.kind === "image" && attachment.url && options.vision) {
+    const reachable = attachment.url || (options.fetchMedia && attachment.mediaId);
+    if (attachment.kind === "image" && reachable && options.vision) {
       try {
-        images.push(await loadImage(attachment.url, options.maxImageBytes ?? MAX_IMAGE_BYTES));
+        images.push(await loadImage(attachment, options));
         continue;
       } catch {
         lines.push(`${describe(attachment)} (could not be loaded)`);

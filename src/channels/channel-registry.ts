@@ -8,6 +8,7 @@ import type { Logger } from "../system/index.ts";
 import type { AccessPolicy } from "./access.ts";
 import type { ChannelAdapter, ChannelCapabilities } from "./channel.ts";
 import { qqDefinition } from "./qq/qq-definition.ts";
+import { wecomAppDefinition, wecomBotDefinition } from "./wecom/index.ts";
 
 export interface ChannelSettings {
   capabilities: ChannelCapabilities;
@@ -31,7 +32,11 @@ export interface ChannelDefinition {
   load(deps: AdapterDeps): Promise<ChannelAdapter>;
 }
 
-export const CHANNELS: readonly ChannelDefinition[] = [qqDefinition];
+export const CHANNELS: readonly ChannelDefinition[] = [
+  qqDefinition,
+  wecomAppDefinition,
+  wecomBotDefinition,
+];
 
 export function channelDefinition(id: string): ChannelDefinition | undefined {
   return CHANNELS.find((c) => c.id === id);

@@ -90,7 +90,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
         logger: host.logger,
         workspace: deps.workspace,
       });
-      dispatcher.register(id, settings);
+      dispatcher.register(id, { ...settings, adapter });
       const recovered = dispatcher.outbox.recover(id, settings.capabilities);
       if (recovered.resumed + recovered.failed > 0) host.logger.info("outbox recovered", recovered);
       adapters.set(id, adapter);

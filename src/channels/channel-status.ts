@@ -72,7 +72,8 @@ export function readChannelStatus(db: Database, config: ClawboxConfig): ChannelS
     };
     if (!enabled)
       return { ...base, state: "disabled" as const, reason: definition.disabledReason(config) };
-    if (!row || !alive(row.pid) || row.state === "stopped")
+    // A running service may stop one channel for a reason (WeCom bot handed over to a newer connection).
+    if (!row || !alive(row.pid) || (row.state === "stopped" && !row.reason))
       return { ...base, state: "stopped" as const, reason: "clawbox run is not running" };
     return { ...base, state: row.state, ...(row.reason ? { reason: row.reason } : {}) };
   });

@@ -14,6 +14,8 @@ export interface ChannelCapabilities {
   markdown: boolean;
   /** Longest text one platform message may carry, in characters. */
   maxLength: number;
+  /** Also at most this many UTF-8 bytes per message, for platforms that count bytes (WeCom). */
+  maxBytes?: number;
   /** Messages one inbound message may get in reply (QQ passive replies: 5). */
   maxRepliesPerMessage: number;
   /** How long after an inbound message a reply to it is still accepted, per chat type. */
@@ -39,8 +41,12 @@ export interface InboundAttachment {
   name?: string;
   contentType?: string;
   size?: number;
-  /** Platform transcript of a voice message (QQ `asr_refer_text`). */
+  /** Platform transcript of a voice message (QQ `asr_refer_text`, WeCom `Recognition`). */
   transcript?: string;
+  /** Platform media handle fetched through the adapter's `fetchMedia` (WeCom MediaId). */
+  mediaId?: string;
+  /** Per-message key of encrypted media, decrypted by the adapter's `fetchMedia` (WeCom bot). */
+  aesKey?: string;
 }
 
 /** One platform message as the adapter parsed it. */
@@ -118,5 +124,14 @@ export interface ChannelAdapter {
   send(item: OutboxItem): Promise<SendOutcome>;
   /** Present when the channel receives over the HTTP server. */
   webhook?: WebhookHandler;
+  /**
+   * Downloads an attachment the platform does not serve as a plain public URL (media
+   * by id, encrypted media). When present it replaces the public download for images.
+   */
+  fetchMedia?(attachment: InboundAttachment): Promise<{ bytes: Uint8Array; contentType?: string }>;
+  /** Streaming platforms: the cleaned reply text so far while the agent runs. Must not throw. */
+  replyProgress?(message: InboundMessage, text: string): void;
+  /** Streaming platforms: the run ended with nothing stored to send (silent, failed). Must not throw. */
+  replyAbandoned?(message: InboundMessage): void;
   stop(): Promise<void>;
 }

@@ -6,13 +6,13 @@
  * A message whose reply window has closed is marked expired instead of answered.
  */
 import type { Database } from "bun:sqlite";
-import type { ChatRequest, ChatResult } from "../agent/index.ts";
+import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import { buildSessionKey } from "../context/index.ts";
 import type { Logger } from "../system/index.ts";
 import { type AccessPolicy, decideAccess } from "./access.ts";
 import { type AttachmentOptions, prepareAttachments } from "./attachments.ts";
-import type { ChannelCapabilities, InboundMessage } from "./channel.ts";
+import type { ChannelAdapter, ChannelCapabilities, InboundMessage } from "./channel.ts";
 import { Inbox, peerOf } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
 import { shapeReply } from "./reply-shaping.ts";
@@ -28,6 +28,8 @@ export const WINDOW_SAFETY_MS = 15_000;
 export interface DispatcherChannel {
   capabilities: ChannelCapabilities;
   access: AccessPolicy;
+  /** The adapter's optional media download and streaming hooks. */
+  adapter?: Pick<ChannelAdapter, "fetchMedia" | "replyProgress" | "replyAbandoned">;
 }
 
 export interface DispatcherDeps {
@@ -119,17 +121,27 @@ export class Dispatcher {
     message: InboundMessage,
     receivedAt: number,
   ): Promise<void> {
-    const { capabilities } = this.settingsOf(message.channel);
+    const { capabilities, adapter } = this.settingsOf(message.channel);
     const log = this.deps.logger;
+    let stored = false;
     try {
       const deadline = replyDeadline(message, capabilities);
       if (Date.now() >= deadline) {
         this.inbox.setState(inboxId, "expired", "reply window closed before the agent ran");
         return;
       }
-      const prepared = await prepareAttachments(message, this.deps.attachments);
+      const fetchMedia = adapter?.fetchMedia?.bind(adapter);
+      const prepared = await prepareAttachments(message, {
+        ...(this.deps.attachments ?? { vision: false }),
+        ...(fetchMedia ? { fetchMedia } : {}),
+      });
       const request = this.requestOf(message, prepared, capabilities);
-      const result = await this.deps.agent.chat({ ...request, receivedAt });
+      const onEvent = adapter?.replyProgress ? streamText(message, adapter) : undefined;
+      const result = await this.deps.agent.chat({
+        ...request,
+        receivedAt,
+        ...(onEvent ? { onEvent } : {}),
+      });
       const text = result.error && !result.reply ? result.error.message : result.reply;
       const parts = result.silent ? [] : shapeReply(text, capabilities);
       const target = {
@@ -147,11 +159,14 @@ export class Dispatcher {
         return stored.dropped;
       })();
       if (dropped > 0) log.warn("reply parts over the platform limit dropped", { dropped });
-      if (parts.length > 0) this.deps.onReplies();
+      stored = parts.length > 0;
+      if (stored) this.deps.onReplies();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.inbox.setState(inboxId, "failed", reason);
       log.error("answering a channel message failed", { channel: message.channel, reason });
+    } finally {
+      if (!stored) adapter?.replyAbandoned?.(message);
     }
   }
 
@@ -170,7 +185,7 @@ export class Dispatcher {
       text: prepared.text,
       ...(prepared.images.length > 0 ? { images: prepared.images } : {}),
       channel: message.channel,
-      senderId: `${message.channel}:${message.senderId}`,
+      senderId: `${this.settingsOf(message.channel).access.identity ?? message.channel}:${message.senderId}`,
       ...(message.senderName ? { senderName: message.senderName } : {}),
       chatType: message.chatType,
       ...(message.groupId ? { groupId: message.groupId } : {}),
@@ -179,4 +194,24 @@ export class Dispatcher {
       capabilities: describeCapabilities(capabilities),
     };
   }
+}
+
+/** Feeds the adapter the cleaned reply text so far (assistant messages of a run joined by a blank line). */
+function streamText(
+  message: InboundMessage,
+  adapter: Pick<ChannelAdapter, "replyProgress">,
+): (event: AgentEvent) => void {
+  let text = "";
+  let separate = false;
+  return (event) => {
+    if (event.type === "message_end" && event.message.role === "assistant" && text) {
+      separate = true;
+    }
+    if (event.type !== "message_update" || event.event.type !== "text_delta" || !event.delta) {
+      return;
+    }
+    text += separate ? `\n\n${event.delta}` : event.delta;
+    separate = false;
+    adapter.replyProgress?.(message, text);
+  };
 }

@@ -3,7 +3,8 @@
  * NO_REPLY already removed) becomes the platform messages to send: markdown kept or
  * flattened to plain text, one message whenever it fits, otherwise split only at
  * paragraph boundaries (then lines, then characters as a last resort), and never more
- * messages than the platform accepts for one inbound message.
+ * messages than the platform accepts for one inbound message. Limits are characters,
+ * plus UTF-8 bytes for platforms that count bytes (WeCom): a CJK character is 3 bytes.
  */
 import type { ChannelCapabilities } from "./channel.ts";
 
@@ -23,27 +24,58 @@ export function markdownToPlain(text: string): string {
     .replace(/^>\s?/gm, "");
 }
 
-function splitLong(block: string, max: number, joiner: string): string[] {
+/** A message size limit: characters, and UTF-8 bytes where the platform counts bytes. */
+interface SizeLimit {
+  chars: number;
+  bytes?: number | undefined;
+}
+
+function fits(text: string, limit: SizeLimit): boolean {
+  return (
+    text.length <= limit.chars &&
+    (limit.bytes === undefined || Buffer.byteLength(text, "utf8") <= limit.bytes)
+  );
+}
+
+/** The longest prefix of `text` that fits, never cutting a character in two. */
+function fittingPrefix(text: string, limit: SizeLimit): string {
+  let end = 0;
+  let bytes = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char, "utf8");
+    if (end + char.length > limit.chars) break;
+    if (limit.bytes !== undefined && bytes + size > limit.bytes) break;
+    end += char.length;
+    bytes += size;
+  }
+  return text.slice(0, end);
+}
+
+function splitLong(block: string, limit: SizeLimit, joiner: string): string[] {
   const out: string[] = [];
   let current = "";
   for (const piece of block.split(joiner)) {
     const candidate = current ? `${current}${joiner}${piece}` : piece;
-    if (candidate.length <= max) {
+    if (fits(candidate, limit)) {
       current = candidate;
       continue;
     }
     if (current) out.push(current);
-    if (piece.length <= max) {
+    if (fits(piece, limit)) {
       current = piece;
       continue;
     }
     if (joiner === "\n\n") {
-      out.push(...splitLong(piece, max, "\n"));
-      current = "";
+      out.push(...splitLong(piece, limit, "\n"));
     } else {
-      for (let i = 0; i < piece.length; i += max) out.push(piece.slice(i, i + max));
-      current = "";
+      let rest = piece;
+      while (rest) {
+        const head = fittingPrefix(rest, limit) || [...rest][0] || "";
+        out.push(head);
+        rest = rest.slice(head.length);
+      }
     }
+    current = "";
   }
   if (current) out.push(current);
   return out;
@@ -76,15 +108,18 @@ export function shapeReply(text: string, capabilities: ChannelCapabilities): str
 function shapeText(text: string, capabilities: ChannelCapabilities, limit: number): string[] {
   const body = (capabilities.markdown ? text : markdownToPlain(text)).trim();
   if (body === "") return [];
-  const max = capabilities.maxLength;
-  if (body.length <= max) return [body];
-  const parts = splitLong(body, max, "\n\n");
+  const size = { chars: capabilities.maxLength, bytes: capabilities.maxBytes };
+  if (fits(body, size)) return [body];
+  const parts = splitLong(body, size, "\n\n");
   if (parts.length <= limit) return parts;
   const kept = parts.slice(0, limit);
   const last = kept[limit - 1] ?? "";
-  kept[limit - 1] =
-    last.length + CUT_NOTE.length + 1 <= max
-      ? `${last}\n${CUT_NOTE}`
-      : `${last.slice(0, max - CUT_NOTE.length - 1)}\n${CUT_NOTE}`;
+  const noted = `${last}\n${CUT_NOTE}`;
+  kept[limit - 1] = fits(noted, size)
+    ? noted
+    : `${fittingPrefix(last, {
+        chars: size.chars - CUT_NOTE.length - 1,
+        ...(size.bytes ? { bytes: size.bytes - Buffer.byteLength(CUT_NOTE) - 1 } : {}),
+      })}\n${CUT_NOTE}`;
   return kept;
 }

@@ -79,36 +79,36 @@ export function createApp(deps: AppDeps): Hono {
 
   // Platform webhooks: no bearer token (they come through the owner's reverse proxy);
   // each channel authenticates its platform's signature before doing anything.
-  app.post(
-    "/channels/:channel/webhook",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json(
-          {
-            error: {
-              code: "HTTP_BAD_REQUEST",
-              message: `body larger than ${MAX_BODY_BYTES} bytes`,
-            },
+  const webhookLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) =>
+      c.json(
+        {
+          error: {
+            code: "HTTP_BAD_REQUEST",
+            message: `body larger than ${MAX_BODY_BYTES} bytes`,
           },
-          413,
-        ),
-    }),
-    async (c) => {
-      const channel = c.req.param("channel");
-      const response = deps.channels?.webhook(channel, c.req.raw);
-      if (!response)
-        return c.json(
-          {
-            error: {
-              code: "NOT_FOUND",
-              message: `channel ${channel} takes no webhooks (not in webhook mode, or still starting)`,
-            },
-          },
-          404,
-        );
-      return response;
-    },
+        },
+        413,
+      ),
+  });
+  const forwardWebhook = (channel: string, request: Request): Response | Promise<Response> =>
+    deps.channels?.webhook(channel, request) ??
+    Response.json(
+      {
+        error: {
+          code: "NOT_FOUND",
+          message: `channel ${channel} takes no webhooks (not in webhook mode, or still starting)`,
+        },
+      },
+      { status: 404 },
+    );
+  app.post("/channels/:channel/webhook", webhookLimit, (c) =>
+    forwardWebhook(c.req.param("channel"), c.req.raw),
+  );
+  // The WeCom self-built app's callback URL (GET: URL verification, POST: messages).
+  app.on(["GET", "POST"], "/channels/wecom/app", webhookLimit, (c) =>
+    forwardWebhook("wecom-app", c.req.raw),
   );
 
   if (deps.token) app.use("/api/*", bearerAuth({ token: deps.token }));

@@ -1,10 +1,9 @@
 /**
  * Fake WeCom server API for the self-built app, on 127.0.0.1, written from the
  * platform's documents (developer.work.weixin.qq.com): gettoken (document 91039),
- * message/send (90236, including `enable_duplicate_check`), media/get (90254), and the
+ * message/send (90236), media/get (90254), and the
  * global error codes (90313: 40001 bad secret, 40014 invalid token, 42001 expired
- * token, 40007 bad media id). Tests can expire every issued token, and read what was
- * sent and what a user would actually see (duplicate-checked sends are not shown twice).
+ * token, 40007 bad media id). Tests can expire every issued token and read what was sent.
  */
 import { randomBytes } from "node:crypto";
 
@@ -13,8 +12,6 @@ export interface FakeSentMessage {
   msgtype: string;
   agentid: number;
   content: string;
-  /** False when the duplicate check suppressed it: the user did not see it again. */
-  delivered: boolean;
 }
 
 export interface FakeWeComApi {
@@ -32,8 +29,6 @@ export interface FakeWeComApi {
   close(): Promise<void>;
 }
 
-const DUPLICATE_WINDOW_MS = 1_800_000;
-
 export function startFakeWeComApi(credentials: {
   corpId: string;
   corpSecret: string;
@@ -42,7 +37,6 @@ export function startFakeWeComApi(credentials: {
   const expired = new Set<string>();
   const media = new Map<string, { bytes: Uint8Array; contentType: string }>();
   const sent: FakeSentMessage[] = [];
-  const recent = new Map<string, number>();
   let issued = 0;
   let failures = 0;
 
@@ -88,19 +82,11 @@ export function startFakeWeComApi(credentials: {
         if (Buffer.byteLength(part.content) > limit) {
           return json({ errcode: 45002, errmsg: "content size out of limit" });
         }
-        const key = `${body.touser}\u0000${msgtype}\u0000${part.content}`;
-        const seenAt = recent.get(key);
-        const duplicate =
-          body.enable_duplicate_check === 1 &&
-          seenAt !== undefined &&
-          Date.now() - seenAt < DUPLICATE_WINDOW_MS;
-        if (!duplicate) recent.set(key, Date.now());
         sent.push({
           touser: body.touser,
           msgtype,
           agentid: Number(body.agentid),
           content: part.content,
-          delivered: !duplicate,
         });
         return json({ errcode: 0, errmsg: "ok", msgid: randomBytes(8).toString("hex") });
       }

@@ -5,7 +5,7 @@
  * (`app-api.ts`). Images are fetched by MediaId through media/get; voice uses the
  * platform's `Recognition` transcript. The app only has direct chats.
  */
-import type { AdapterDeps } from "../channel-registry.ts";
+
 import type {
   ChannelAdapter,
   ChannelCapabilities,
@@ -14,6 +14,7 @@ import type {
   InboundMessage,
   SendOutcome,
 } from "../channel.ts";
+import type { AdapterDeps } from "../channel-registry.ts";
 import { createWeComAppApi, type WeComAppApi } from "./app-api.ts";
 import { handleAppCallback } from "./app-callback.ts";
 import type { AppMessage } from "./app-message.ts";
@@ -69,7 +70,11 @@ export function createWeComAppChannel(
     },
     async send(item): Promise<SendOutcome> {
       try {
-        const msgid = await api.send(item.peerId, capabilities.markdown ? "markdown" : "text", item.text);
+        const msgid = await api.send(
+          item.peerId,
+          capabilities.markdown ? "markdown" : "text",
+          item.text,
+        );
         return { kind: "sent", ...(msgid ? { platformId: msgid } : {}) };
       } catch (error) {
         return sendFailure(error);

@@ -7,7 +7,8 @@
  * stream with the full cleaned text. Further parts, replies whose stream is gone (after
  * a restart) and proactive messages go out as `aibot_send_msg` to the chat.
  */
-import type { AdapterDeps } from "../channel-registry.ts";
+
+import { MAX_IMAGE_BYTES } from "../attachments.ts";
 import type {
   ChannelAdapter,
   ChannelCapabilities,
@@ -17,9 +18,14 @@ import type {
   OutboxItem,
   SendOutcome,
 } from "../channel.ts";
+import type { AdapterDeps } from "../channel-registry.ts";
 import { fetchPublic } from "../fetch-public.ts";
-import { MAX_IMAGE_BYTES } from "../attachments.ts";
-import { type BotConnection, type BotConnectionState, createBotConnection, newReqId } from "./bot-connection.ts";
+import {
+  type BotConnection,
+  type BotConnectionState,
+  createBotConnection,
+  newReqId,
+} from "./bot-connection.ts";
 import { BOT_CMD, type BotMessageBody } from "./bot-frames.ts";
 import { decryptBotMedia } from "./bot-media.ts";
 import { createStreamReply, type StreamReply } from "./bot-stream-reply.ts";
@@ -86,10 +92,16 @@ export function createWeComBotChannel(
       case "connecting":
         return;
       case "reconnecting":
-        channelHost.setState("resuming", `${state.reason}; reconnecting in ${Math.round(state.inMs / 1000)} s`);
+        channelHost.setState(
+          "resuming",
+          `${state.reason}; reconnecting in ${Math.round(state.inMs / 1000)} s`,
+        );
         return;
       case "auth-failed":
-        channelHost.setState("error", `${state.reason}; retrying in ${Math.round(state.inMs / 1000)} s`);
+        channelHost.setState(
+          "error",
+          `${state.reason}; retrying in ${Math.round(state.inMs / 1000)} s`,
+        );
         return;
       case "handed-over":
         channelHost.setState(

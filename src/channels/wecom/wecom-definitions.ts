@@ -47,13 +47,12 @@ export function wecomBotCapabilities(): ChannelCapabilities {
 
 export const wecomAppDefinition: ChannelDefinition = {
   id: WECOM_APP_CHANNEL,
-  identity: WECOM_IDENTITY,
   settings(config: ClawboxConfig) {
     const app = config.channels.wecom?.app;
     if (!app?.enabled) return undefined;
     return {
       capabilities: wecomAppCapabilities(app.markdown),
-      access: { allowFrom: app.allowFrom, groupPolicy: "disabled" },
+      access: { allowFrom: app.allowFrom, groupPolicy: "disabled", identity: WECOM_IDENTITY },
     };
   },
   disabledReason(config) {
@@ -70,13 +69,16 @@ export const wecomAppDefinition: ChannelDefinition = {
 
 export const wecomBotDefinition: ChannelDefinition = {
   id: WECOM_BOT_CHANNEL,
-  identity: WECOM_IDENTITY,
   settings(config: ClawboxConfig) {
     const bot = config.channels.wecom?.bot;
     if (!bot?.enabled) return undefined;
     return {
       capabilities: wecomBotCapabilities(),
-      access: { allowFrom: bot.allowFrom, groupPolicy: bot.groupPolicy },
+      access: {
+        allowFrom: bot.allowFrom,
+        groupPolicy: bot.groupPolicy,
+        identity: WECOM_IDENTITY,
+      },
     };
   },
   disabledReason(config) {

@@ -115,7 +115,8 @@ export const runCommand: Command = {
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
     runtime.notifier.ready(`listening on ${address}`);
     const stopWatchdog = runtime.notifier.startWatchdog();
-    if (Object.values(config.channels).some((c) => c?.enabled)) {
+    const { qq, wecom } = config.channels;
+    if (qq?.enabled || wecom?.app?.enabled || wecom?.bot?.enabled) {
       channels = await startChannels(runtime);
     }
     // After READY: the mqtt package loads and the broker connects in the background.

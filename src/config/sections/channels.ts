@@ -27,9 +27,51 @@ export const qqChannelSection = z.object({
 
 export type QqChannelConfig = z.infer<typeof qqChannelSection>;
 
+const DEFAULT_WECOM_API_BASE = "https://qyapi.weixin.qq.com";
+const DEFAULT_WECOM_WS_URL = "wss://openws.work.weixin.qq.com";
+
+/** WeCom self-built application (issue 12): the platform calls GET|POST /channels/wecom/app. */
+export const wecomAppSection = z.object({
+  enabled: z.boolean().default(true),
+  corpId: z.string().min(1),
+  corpSecret: z.string().min(1),
+  agentId: z.coerce.number().int().nonnegative(),
+  /** The callback Token from the app's "API receive" settings. */
+  token: z.string().min(1),
+  /** The 43-character EncodingAESKey from the same settings. */
+  encodingAESKey: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}$/, "must be the 43-character EncodingAESKey"),
+  apiBase: z.string().url().default(DEFAULT_WECOM_API_BASE),
+  /** Send replies as markdown (else plain text). */
+  markdown: z.boolean().default(false),
+  /** WeCom userids (or "wecom:<userid>") allowed to talk to the app; empty = anyone who can see it. */
+  allowFrom: z.array(z.string().min(1)).default([]),
+});
+
+/** WeCom intelligent bot over the long connection (no public URL needed). */
+export const wecomBotSection = z.object({
+  enabled: z.boolean().default(true),
+  botId: z.string().min(1),
+  secret: z.string().min(1),
+  wsUrl: z.string().url().default(DEFAULT_WECOM_WS_URL),
+  /** userids, "wecom:<userid>" or "group:<chatid>"; empty = anyone. */
+  allowFrom: z.array(z.string().min(1)).default([]),
+  /** "mention" (default): answer group chats (the platform only forwards @-mentions); "disabled": ignore groups. */
+  groupPolicy: z.enum(["mention", "disabled"]).default("mention"),
+  /** Heartbeat interval of the long connection. */
+  pingIntervalMs: z.number().int().min(50).default(30_000),
+});
+
+export type WecomAppConfig = z.infer<typeof wecomAppSection>;
+export type WecomBotConfig = z.infer<typeof wecomBotSection>;
+
 export const channelsSection = z
   .object({
     qq: qqChannelSection.optional(),
+    wecom: z
+      .object({ app: wecomAppSection.optional(), bot: wecomBotSection.optional() })
+      .optional(),
   })
   .default({});
 
