@@ -75,6 +75,7 @@ async function start(
     config: harness.config,
     agent: harness.agent,
     logger: silentLogger,
+    workspace: harness.paths.workspace,
     vision,
   });
   service = channels;

@@ -81,6 +81,7 @@ async function start(options: { loadMs?: number; vision?: boolean; text?: string
     config: harness.config,
     agent: harness.agent,
     logger: silentLogger,
+    workspace: harness.paths.workspace,
     vision: options.vision ?? false,
   });
   await service.start();
