@@ -1,6 +1,7 @@
 /** What a caller (CLI, HTTP, channel, cron) asks of the agent, and what it gets back. */
 import type { DynamicContext, RunKind } from "../context/index.ts";
 import type { AssistantMessage, ImageContent } from "../messages/index.ts";
+import type { AgentTool } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 
 /**
@@ -13,6 +14,8 @@ export interface ChatRequest extends Omit<DynamicContext, "now" | "timezone"> {
   text: string;
   images?: ImageContent[];
   runKind?: RunKind;
+  /** Only these tools for this run (scheduler extraction turns); they still pass the policy. */
+  onlyTools?: AgentTool[];
   /** "required" makes the run's first model call call a tool (later calls are "auto"). */
   toolChoice?: "auto" | "required";
   /**

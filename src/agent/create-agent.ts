@@ -63,6 +63,8 @@ export interface Agent {
   modelState(): Record<string, string>;
   /** Every tool known before policy (names), for doctor and tests. */
   toolNames(): string[];
+  /** Runs in progress now (the heartbeat waits for 0 so it never delays the owner). */
+  activeRuns(): number;
   /** Resolves when MCP servers had their first connection attempt (bounded by tools.mcp.connectTimeoutMs). */
   ready(): Promise<void>;
   /** Per MCP server: state, tool count, last error (for doctor and /health). */
@@ -174,6 +176,7 @@ export function createAgent(deps: AgentDeps): Agent {
       groupId: request.groupId,
       senderId: request.senderId,
       isOwner: isOwner(config, request.senderId),
+      runKind: request.runKind ?? "interactive",
     });
   }
 
@@ -192,7 +195,7 @@ export function createAgent(deps: AgentDeps): Agent {
   ): Promise<ChatResult> {
     const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
     const owner = isOwner(config, request.senderId);
-    const tools = allTools();
+    const tools = request.onlyTools ?? allTools();
     const policyFor = (provider: Provider) => offeredTools(tools, request, provider);
     let contextEngine: ContextEngine;
     try {
@@ -401,6 +404,7 @@ export function createAgent(deps: AgentDeps): Agent {
       // The loop, its logs and /status all read models.primary: switching it here switches them all.
       config.models.primary = id;
     },
+    activeRuns: () => controllers.size,
     ready: () => mcp.ready(),
     mcpStatus: () => mcp.status(),
     async close() {

@@ -6,6 +6,7 @@
 import { type Agent, createAgent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import { createMemory, type MemoryService } from "../memory/index.ts";
+import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import type { Store } from "../store/index.ts";
 import {
   createSystemdNotifier,
@@ -23,6 +24,8 @@ export interface Runtime {
   agent: Agent;
   /** Undefined when `memory.enabled` is false. */
   memory: MemoryService | undefined;
+  /** Cron tool and jobs at once; timers only after `scheduler.start` (clawbox run, after READY). */
+  scheduler: Scheduler;
   logger: Logger;
   notifier: SystemdNotifier;
   /** "ok" or what is wrong with the database (cheap; for /health). */
@@ -44,14 +47,22 @@ export async function startRuntime(ctx: CliContext): Promise<Runtime> {
   const memory = config.memory.enabled ? createMemory({ config, store, paths, logger }) : undefined;
   // Indexing, the watcher and dreaming start in the background: READY does not wait for them.
   void memory?.start();
-  notifier.status("starting agent");
-  const agent = createAgent({
+  const scheduler = createScheduler({
     config,
     store,
-    paths,
-    logger: logger.child("agent"),
-    ...(memory ? { tools: memory.tools } : {}),
+    workspace: paths.workspace,
+    logger: logger.child("scheduler"),
   });
+  notifier.status("starting agent");
+  const agent = scheduler.observe(
+    createAgent({
+      config,
+      store,
+      paths,
+      logger: logger.child("agent"),
+      tools: [...(memory?.tools ?? []), ...scheduler.tools],
+    }),
+  );
   let closed = false;
   return {
     config,
@@ -59,6 +70,7 @@ export async function startRuntime(ctx: CliContext): Promise<Runtime> {
     store,
     agent,
     memory,
+    scheduler,
     logger,
     notifier,
     dbHealth() {
@@ -72,7 +84,9 @@ export async function startRuntime(ctx: CliContext): Promise<Runtime> {
     async close() {
       if (closed) return;
       closed = true;
+      const scheduled = scheduler.close();
       await agent.close();
+      await scheduled;
       await memory?.close();
     },
   };

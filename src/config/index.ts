@@ -13,6 +13,7 @@ export { type ClawboxConfig, configSchema } from "./schema.ts";
 export type { AgentConfig } from "./sections/agent.ts";
 export type { ChannelsConfig, QqChannelConfig } from "./sections/channels.ts";
 export type { ContextConfig } from "./sections/context.ts";
+export type { CameraConfig, DevicesDefaults, SshHostConfig } from "./sections/devices.ts";
 export type { MemoryConfig } from "./sections/memory.ts";
 export type {
   AnthropicProviderConfig,
@@ -23,6 +24,7 @@ export type {
 } from "./sections/models.ts";
 export { defaultLlamaThreads } from "./sections/models.ts";
 export type { MqttConfig } from "./sections/mqtt.ts";
+export type { CronConfig, FollowupsConfig, HeartbeatConfig } from "./sections/scheduler.ts";
 export type { ServerConfig } from "./sections/server.ts";
 export type { LogConfig } from "./sections/system.ts";
 export type {

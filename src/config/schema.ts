@@ -9,6 +9,7 @@ import { contextSection } from "./sections/context.ts";
 import { memorySection } from "./sections/memory.ts";
 import { modelsSection } from "./sections/models.ts";
 import { mqttSection } from "./sections/mqtt.ts";
+import { cronSection, followupsSection, heartbeatSection } from "./sections/scheduler.ts";
 import { serverSection } from "./sections/server.ts";
 import { logSection } from "./sections/system.ts";
 import { toolsSection } from "./sections/tools.ts";
@@ -25,6 +26,9 @@ export const configSchema = z.object({
   channels: channelsSection,
   log: logSection,
   mqtt: mqttSection,
+  heartbeat: heartbeatSection,
+  cron: cronSection,
+  followups: followupsSection,
 });
 
 export type ClawboxConfig = z.infer<typeof configSchema>;

@@ -25,6 +25,8 @@ export interface PolicyInput {
   groupId?: string;
   senderId?: string;
   isOwner: boolean;
+  /** Scheduler runs add their run kind's stage (`heartbeat.tools`, `cron.tools`). */
+  runKind?: "interactive" | "subagent" | "cron" | "heartbeat";
 }
 
 export interface PolicyStage {
@@ -87,6 +89,8 @@ export function policyStages(config: ClawboxConfig, input: PolicyInput): PolicyS
       ...(found?.[1] ?? tools.strangers),
     });
   }
+  if (input.runKind === "heartbeat") add("run kind heartbeat", config.heartbeat.tools);
+  if (input.runKind === "cron") add("run kind cron", config.cron.tools);
   return stages;
 }
 

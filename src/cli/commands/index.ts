@@ -57,4 +57,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Home Assistant bridge: broker, connection state, entities",
     load: async () => (await import("./mqtt.ts")).mqttCommand,
   },
+  {
+    name: "cron",
+    summary: "list, add or remove reminders (cron jobs)",
+    load: async () => (await import("./cron.ts")).cronCommand,
+  },
+  {
+    name: "followups",
+    summary: "list or cancel the assistant's promised follow-ups",
+    load: async () => (await import("./followups.ts")).followupsCommand,
+  },
 ];

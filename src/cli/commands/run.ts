@@ -114,6 +114,7 @@ export const runCommand: Command = {
     // One line, on stdout (the journal gets it once).
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
     runtime.notifier.ready(`listening on ${address}`);
+    runtime.scheduler.start(runtime.agent);
     const stopWatchdog = runtime.notifier.startWatchdog();
     const { qq, wecom } = config.channels;
     if (qq?.enabled || wecom?.app?.enabled || wecom?.bot?.enabled) {

@@ -4,6 +4,7 @@
  * a deny at any stage wins over every allow.
  */
 import * as z from "zod";
+import { camerasConfig, devicesDefaults, sshHostsConfig } from "./devices.ts";
 
 const toolPattern = z.string().min(1);
 
@@ -88,6 +89,11 @@ export const toolsSection = z
       })
       .default({ timeoutMs: 30000, maxOutputChars: 20000 }),
     mcp: mcpSection,
+    /** camera_snapshot sources beyond or over TOOLS.md (docs/TOOLS.md). */
+    cameras: camerasConfig.default({}),
+    /** ssh_exec hosts beyond or over TOOLS.md (docs/TOOLS.md). */
+    ssh: sshHostsConfig.default({}),
+    devices: devicesDefaults,
   })
   .default({
     profile: "full",
@@ -98,6 +104,9 @@ export const toolsSection = z
     execution: "parallel",
     exec: { timeoutMs: 30000, maxOutputChars: 20000 },
     mcp: { servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 },
+    cameras: {},
+    ssh: {},
+    devices: { timeoutMs: 15_000, maxOutputChars: 20_000, maxImageBytes: 15 * 1024 * 1024 },
   });
 
 export type ToolsConfig = z.infer<typeof toolsSection>;

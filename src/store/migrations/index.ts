@@ -1,6 +1,7 @@
 import { sessionsAndTranscript } from "./0001-sessions-transcript.ts";
 import { memoryIndex } from "./0300-memory-index.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
+import { scheduler } from "./0430-scheduler.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -10,4 +11,5 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionsAndTranscript,
   memoryIndex,
   channelsInboxOutbox,
+  scheduler,
 ];

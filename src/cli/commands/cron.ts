@@ -1,0 +1,112 @@
+/**
+ * `clawbox cron list|add|rm`: the owner's view of reminders. Jobs added here belong to a
+ * CLI session (default the `clawbox chat` one) and fire there; a running `clawbox run`
+ * picks them up within its check interval (30 s at most).
+ */
+import { ClawboxError } from "../../errors/index.ts";
+import {
+  CronStore,
+  createScheduler,
+  describeJob,
+  describeSchedule,
+} from "../../scheduler/index.ts";
+import { sessionKeyFor } from "../../server/index.ts";
+import type { Command } from "../command.ts";
+import { parseCommandArgs } from "../parse-args.ts";
+
+export const cronCommand: Command = {
+  name: "cron",
+  summary: "list, add or remove reminders (cron jobs)",
+  usage: [
+    "Usage: clawbox cron <list|add|rm> [options]",
+    "  list [--runs] [--json]            active jobs (with --runs: the latest runs too)",
+    '  add TEXT (--at WHEN | --every DURATION | --cron "EXPR") [--tz ZONE] [--session KEY] [--json]',
+    '                                    WHEN: ISO time ("2026-12-24T19:00", agent time zone) or "in 20 minutes"',
+    "                                    --session: a session key or a CLI session name (default: the chat session)",
+    "  rm ID [--json]                    remove a job",
+  ].join("\n"),
+  async run(ctx, args) {
+    const [sub, ...rest] = args;
+    const { config } = ctx.config();
+    const store = ctx.store();
+    const scheduler = createScheduler({
+      config,
+      store,
+      workspace: ctx.resolvedPaths().workspace,
+      logger: ctx.logger(),
+    });
+    const print = (json: boolean | undefined, data: unknown, text: string) =>
+      ctx.stdout.write(json ? `${JSON.stringify(data)}\n` : `${text}\n`);
+    if (sub === "list") {
+      const { values } = parseCommandArgs(
+        rest,
+        { json: { type: "boolean" }, runs: { type: "boolean" } },
+        false,
+      );
+      const jobs = scheduler.jobs.list();
+      const runs = values.runs ? new CronStore(store.db).runs() : undefined;
+      const lines = jobs.map((job) => describeJob(job, config.agent.timezone));
+      if (runs)
+        lines.push(
+          "runs:",
+          ...runs.map(
+            (r) =>
+              `${r.jobId}  ${new Date(r.scheduledFor).toISOString()}  ${r.status}${r.detail ? `  ${r.detail}` : ""}`,
+          ),
+        );
+      print(
+        values.json,
+        { jobs, ...(runs ? { runs } : {}) },
+        lines.length > 0 ? lines.join("\n") : "no reminders",
+      );
+      return 0;
+    }
+    if (sub === "add") {
+      const { values, positionals } = parseCommandArgs(rest, {
+        json: { type: "boolean" },
+        at: { type: "string" },
+        every: { type: "string" },
+        cron: { type: "string" },
+        tz: { type: "string" },
+        session: { type: "string" },
+      });
+      const text = positionals.join(" ");
+      try {
+        const job = scheduler.jobs.add({
+          sessionKey: sessionKeyFor(config.agent.id, "cli", values.session),
+          text,
+          origin: { channel: "cli", chatType: "direct", senderId: "cli" },
+          ...(values.at !== undefined ? { at: values.at } : {}),
+          ...(values.every !== undefined ? { every: values.every } : {}),
+          ...(values.cron !== undefined ? { cron: values.cron } : {}),
+          ...(values.tz !== undefined ? { timezone: values.tz } : {}),
+        });
+        print(values.json, job, `added ${describeJob(job, config.agent.timezone)}`);
+        return 0;
+      } catch (error) {
+        if (error instanceof ClawboxError && error.code === "TOOL_INVALID_ARGS")
+          throw new ClawboxError("CLI_USAGE", error.message);
+        throw error;
+      }
+    }
+    if (sub === "rm") {
+      const { values, positionals } = parseCommandArgs(rest, { json: { type: "boolean" } });
+      const id = positionals[0];
+      if (!id) throw new ClawboxError("CLI_USAGE", "rm needs a job ID (see clawbox cron list)");
+      const job = new CronStore(store.db).get(id);
+      if (!scheduler.jobs.remove(id))
+        throw new ClawboxError("CLI_USAGE", `no reminder with id ${id}`, {
+          hint: "see clawbox cron list",
+        });
+      print(
+        values.json,
+        { removed: id },
+        `removed ${id}${job ? ` (${describeSchedule(job.schedule)})` : ""}`,
+      );
+      return 0;
+    }
+    throw new ClawboxError("CLI_USAGE", `unknown cron subcommand: ${sub ?? "(none)"}`, {
+      hint: "clawbox cron list|add|rm",
+    });
+  },
+};

@@ -1,0 +1,101 @@
+/**
+ * The scheduler as the runtime sees it: the `cron` tool and job access (available at
+ * once, for `clawbox chat` too), and the timers (cron runner, heartbeat) that `clawbox
+ * run` starts only after READY so startup does not pay for them.
+ */
+import type { Agent, ChatRequest, ChatResult } from "../agent/index.ts";
+import type { ClawboxConfig } from "../config/index.ts";
+import type { Store } from "../store/index.ts";
+import type { Logger } from "../system/index.ts";
+import type { AgentTool } from "../tools/index.ts";
+import { type CronJobs, createCronJobs } from "./cron-jobs.ts";
+import { type CronRunner, createCronRunner } from "./cron-runner.ts";
+import { CronStore } from "./cron-store.ts";
+import { createCronTool } from "./cron-tool.ts";
+import { createDelivery, type ProactiveSender } from "./delivery.ts";
+import { createFollowupExtractor, type FollowupExtractor } from "./followup-extractor.ts";
+import { FollowupStore } from "./followup-store.ts";
+import { createHeartbeat, type Heartbeat } from "./heartbeat.ts";
+import { runScheduledTurn } from "./scheduled-turn.ts";
+
+export interface SchedulerDeps {
+  config: ClawboxConfig;
+  store: Store;
+  workspace: string;
+  logger: Logger;
+}
+
+export interface Scheduler {
+  /** The `cron` tool (owner-only; the policy removes it for everyone else). */
+  tools: AgentTool[];
+  jobs: CronJobs;
+  followups: FollowupStore;
+  /** Wraps the agent so finished owner turns are checked for follow-ups (when enabled). */
+  observe(agent: Agent): Agent;
+  /** Starts the cron runner and the heartbeat (after READY). */
+  start(agent: Agent, sender?: ProactiveSender): void;
+  heartbeat(): Heartbeat | undefined;
+  /** Stops the timers; resolves when runs in flight have ended (abort them via the agent). */
+  close(): Promise<void>;
+}
+
+export function createScheduler(deps: SchedulerDeps): Scheduler {
+  const { config, store, logger } = deps;
+  const cronStore = new CronStore(store.db);
+  const followups = new FollowupStore(store.db, config.followups.maxOpen);
+  let runner: CronRunner | undefined;
+  let heartbeat: Heartbeat | undefined;
+  let extractor: FollowupExtractor | undefined;
+  const jobs = createCronJobs(cronStore, config.cron, config.agent.timezone, () => runner?.poke());
+  return {
+    tools: [createCronTool(jobs, config.agent.timezone)],
+    jobs,
+    followups,
+    observe(agent) {
+      if (!config.followups.enabled) return agent;
+      const found = createFollowupExtractor({
+        agent,
+        store: followups,
+        sessions: store.sessions,
+        agentId: config.agent.id,
+        owners: config.agent.owners,
+        ...(config.agent.timezone ? { timezone: config.agent.timezone } : {}),
+        logger: logger.child("followups"),
+      });
+      extractor = found;
+      return {
+        ...agent,
+        async chat(request: ChatRequest): Promise<ChatResult> {
+          const result = await agent.chat(request);
+          found.observe(request, result);
+          return result;
+        },
+      };
+    },
+    start(agent, sender) {
+      const delivery = createDelivery(logger, sender);
+      const runTurn = (turn: Parameters<typeof runScheduledTurn>[2]) =>
+        runScheduledTurn(agent, delivery, turn);
+      if (config.cron.enabled) {
+        runner = createCronRunner({ store: cronStore, config: config.cron, logger, runTurn });
+        runner.start();
+      }
+      if (config.heartbeat.enabled) {
+        heartbeat = createHeartbeat({
+          config,
+          store,
+          workspace: deps.workspace,
+          logger: logger.child("heartbeat"),
+          runTurn,
+          activeRuns: () => agent.activeRuns(),
+          followups,
+        });
+        heartbeat.start();
+      }
+    },
+    heartbeat: () => heartbeat,
+    async close() {
+      await Promise.all([runner?.close(), heartbeat?.close(), extractor?.idle()]);
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Fires due reminders. Started after READY by `clawbox run`. At start it settles what a
+ * stopped or killed process left: a run caught mid-turn is retried once, a job that came
+ * due while the box was down runs once when younger than `cron.catchUp` and is
+ * recorded as missed otherwise. Each due time is claimed in the store before its turn
+ * starts, so it fires once even across restarts or with a second process.
+ */
+import type { CronConfig } from "../config/index.ts";
+import type { Logger } from "../system/index.ts";
+import type { CronJob, CronStore } from "./cron-store.ts";
+import { formatDuration, parseDuration } from "./duration.ts";
+import { nextRunAfter } from "./schedule.ts";
+import type { ScheduledTurn, TurnOutcome } from "./scheduled-turn.ts";
+
+export interface CronRunnerDeps {
+  store: CronStore;
+  config: CronConfig;
+  logger: Logger;
+  runTurn: (turn: ScheduledTurn) => Promise<TurnOutcome>;
+  now?: () => number;
+  /** Longest sleep between checks (jobs added by another process are seen this late). */
+  maxSleepMs?: number;
+}
+
+export interface CronRunner {
+  start(): void;
+  /** Re-plans the timer (after a job was added or removed in this process). */
+  poke(): void;
+  close(): Promise<void>;
+}
+
+/** The text of a reminder turn: what the owner asked to be reminded of. */
+export function reminderPrompt(job: CronJob, scheduledFor: number, late: boolean): string {
+  const when = new Date(scheduledFor).toISOString();
+  return [
+    `[Scheduled reminder ${job.id}, due ${when}${late ? ", delivered late after a restart" : ""}]`,
+    job.text,
+    "Tell the user about it now, briefly.",
+  ].join("\n");
+}
+
+export function createCronRunner(deps: CronRunnerDeps): CronRunner {
+  const now = deps.now ?? Date.now;
+  const catchUpMs = parseDuration(deps.config.catchUp, "cron.catchUp");
+  const maxSleep = deps.maxSleepMs ?? 30_000;
+  const inFlight = new Set<Promise<void>>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  const log = deps.logger;
+
+  const fire = (job: CronJob, scheduledFor: number, late: boolean) => {
+    const run = deps
+      .runTurn({
+        sessionKey: job.sessionKey,
+        text: reminderPrompt(job, scheduledFor, late),
+        origin: job.origin,
+        runKind: "cron",
+      })
+      .then(
+        (outcome) => {
+          deps.store.finish(
+            job.id,
+            scheduledFor,
+            outcome.ok ? "ok" : "failed",
+            outcome.detail,
+            now(),
+          );
+          log.info(`reminder ${job.id} ran`, { ok: outcome.ok, detail: outcome.detail });
+        },
+        (error: unknown) => {
+          const detail = error instanceof Error ? error.message : String(error);
+          deps.store.finish(job.id, scheduledFor, "failed", detail, now());
+          log.warn(`reminder ${job.id} failed`, { error: detail });
+        },
+      )
+      .finally(() => inFlight.delete(run));
+    inFlight.add(run);
+  };
+
+  const recoverInterrupted = () => {
+    const at = now();
+    for (const run of deps.store.takeInterrupted(at)) {
+      const job = deps.store.get(run.jobId);
+      if (!job) continue;
+      if (at - run.scheduledFor > catchUpMs) {
+        log.warn(`reminder ${job.id} was interrupted and is too old to retry`);
+        continue;
+      }
+      if (deps.store.claimRetry(run.jobId, run.scheduledFor, at)) fire(job, run.scheduledFor, true);
+    }
+  };
+
+  const tick = () => {
+    timer = undefined;
+    if (closed) return;
+    try {
+      const at = now();
+      for (const job of deps.store.due(at)) {
+        const scheduledFor = job.nextRunAt;
+        if (scheduledFor === undefined) continue;
+        const late = at - scheduledFor;
+        const next = nextRunAfter(job.schedule, scheduledFor, at);
+        if (late > catchUpMs) {
+          const detail = `missed by ${formatDuration(late)} (over cron.catchUp ${deps.config.catchUp})`;
+          if (deps.store.claim(job, next, "missed", at, detail))
+            log.warn(`reminder ${job.id} missed`, { detail });
+          continue;
+        }
+        if (deps.store.claim(job, next, "running", at)) fire(job, scheduledFor, late > 5_000);
+      }
+    } catch (error) {
+      log.error("cron check failed", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    plan();
+  };
+
+  const plan = () => {
+    if (closed) return;
+    if (timer) clearTimeout(timer);
+    const next = deps.store.nextDueAt();
+    const wait = next === undefined ? maxSleep : Math.min(Math.max(next - now(), 0), maxSleep);
+    timer = setTimeout(tick, wait);
+    timer.unref?.();
+  };
+
+  return {
+    start() {
+      recoverInterrupted();
+      tick();
+    },
+    poke: () => plan(),
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Proactive turns (SPEC §10): cron reminders, the heartbeat and follow-ups. Timers start
+ * only when `clawbox run` calls `start` after READY.
+ */
+
+export { createScheduler, type Scheduler, type SchedulerDeps } from "./create-scheduler.ts";
+export { type CronJobs, describeJob } from "./cron-jobs.ts";
+export { type CronRunner, createCronRunner } from "./cron-runner.ts";
+export type { CronJob, CronRun } from "./cron-store.ts";
+export { CronStore } from "./cron-store.ts";
+export { createDelivery, type Delivery, type ProactiveSender } from "./delivery.ts";
+export { formatDuration, parseDuration } from "./duration.ts";
+export { looksLikePromise } from "./followup-extractor.ts";
+export { type Followup, FollowupStore } from "./followup-store.ts";
+export {
+  type BeatResult,
+  createHeartbeat,
+  type Heartbeat,
+  heartbeatPrompt,
+  heartbeatSessionKey,
+} from "./heartbeat.ts";
+export { type Origin, parseTarget } from "./origin.ts";
+export { describeSchedule, MIN_INTERVAL_MS, parseSchedule } from "./schedule.ts";
+export { runScheduledTurn, type TurnOutcome, type TurnRunner } from "./scheduled-turn.ts";
