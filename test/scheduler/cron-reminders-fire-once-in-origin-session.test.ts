@@ -58,7 +58,10 @@ describe("cron reminders", () => {
     const { provider, h, scheduler } = setup([
       {
         toolCalls: [
-          { name: "cron", arguments: { action: "add", text: "take the bins out", at: "in 2 seconds" } },
+          {
+            name: "cron",
+            arguments: { action: "add", text: "take the bins out", at: "in 2 seconds" },
+          },
         ],
       },
       { text: "Reminder set." },
@@ -74,7 +77,11 @@ describe("cron reminders", () => {
       providers: { fake: provider },
       tools: scheduler.tools,
     });
-    const added = await agent.chat({ ...owner, sessionKey: OWNER_KEY, text: "remind me in 2 seconds to take the bins out" });
+    const added = await agent.chat({
+      ...owner,
+      sessionKey: OWNER_KEY,
+      text: "remind me in 2 seconds to take the bins out",
+    });
     expect(added.reply).toBe("Reminder set.");
     const [job] = scheduler.jobs.list();
     expect(job).toMatchObject({ sessionKey: OWNER_KEY, text: "take the bins out", origin: owner });
@@ -103,7 +110,9 @@ describe("cron reminders", () => {
     await agent.close();
     expect(provider.requests).toHaveLength(3);
     const texts = h.messages(OWNER_KEY).map((m) => JSON.stringify(m.content));
-    expect(texts.filter((t) => t.includes("take the bins out") && t.includes("Scheduled reminder"))).toHaveLength(1);
+    expect(
+      texts.filter((t) => t.includes("take the bins out") && t.includes("Scheduled reminder")),
+    ).toHaveLength(1);
     expect(texts.at(-1)).toContain("Time to take the bins out!");
     expect(new CronStore(h.store.db).runs(job?.id)).toMatchObject([{ status: "ok" }]);
     expect(scheduler.jobs.list()).toHaveLength(0);
@@ -112,7 +121,10 @@ describe("cron reminders", () => {
   it("a job missed by more than cron.catchUp is recorded as missed without a model call", async () => {
     const { provider, h, scheduler } = setup([]);
     const t0 = Date.now();
-    const job = scheduler.jobs.add({ sessionKey: OWNER_KEY, text: "water the plants", at: "in 5 minutes", origin: owner }, t0);
+    const job = scheduler.jobs.add(
+      { sessionKey: OWNER_KEY, text: "water the plants", at: "in 5 minutes", origin: owner },
+      t0,
+    );
     const clock = { t: t0 + 5 * 60_000 + 2 * 3_600_000 };
     const r = runner(h, clock);
     r.start();
@@ -126,20 +138,28 @@ describe("cron reminders", () => {
   it("a job missed by less than cron.catchUp runs once at start", async () => {
     const { provider, h, scheduler } = setup([{ text: "Plants!" }]);
     const t0 = Date.now();
-    const job = scheduler.jobs.add({ sessionKey: OWNER_KEY, text: "water the plants", at: "in 5 minutes", origin: owner }, t0);
+    const job = scheduler.jobs.add(
+      { sessionKey: OWNER_KEY, text: "water the plants", at: "in 5 minutes", origin: owner },
+      t0,
+    );
     const clock = { t: t0 + 5 * 60_000 + 20 * 60_000 };
     const r = runner(h, clock);
     r.start();
     await settle(r);
     expect(provider.requests).toHaveLength(1);
-    expect(JSON.stringify(provider.requests[0]?.messages)).toContain("delivered late after a restart");
+    expect(JSON.stringify(provider.requests[0]?.messages)).toContain(
+      "delivered late after a restart",
+    );
     expect(new CronStore(h.store.db).runs(job.id)).toMatchObject([{ status: "ok" }]);
   });
 
   it("a run a killed process left mid-turn is retried once at the next start, then never again", async () => {
     const { provider, h, scheduler } = setup([{ text: "Retried." }, { text: "Twice?!" }]);
     const t0 = Date.now();
-    const job = scheduler.jobs.add({ sessionKey: OWNER_KEY, text: "call mum", at: "in 1 minute", origin: owner }, t0);
+    const job = scheduler.jobs.add(
+      { sessionKey: OWNER_KEY, text: "call mum", at: "in 1 minute", origin: owner },
+      t0,
+    );
     const store = new CronStore(h.store.db);
     // What a process killed after claiming leaves behind.
     expect(store.claim(job, undefined, "running", t0 + 60_000)).toBe(true);
@@ -156,7 +176,10 @@ describe("cron reminders", () => {
   it("an every-job moves on to its next time after each run", async () => {
     const { h, scheduler } = setup([{ text: "one" }, { text: "two" }]);
     const t0 = Date.now();
-    const job = scheduler.jobs.add({ sessionKey: OWNER_KEY, text: "stretch", every: "30 minutes", origin: owner }, t0);
+    const job = scheduler.jobs.add(
+      { sessionKey: OWNER_KEY, text: "stretch", every: "30 minutes", origin: owner },
+      t0,
+    );
     const clock = { t: t0 + 30 * 60_000 };
     const r = runner(h, clock);
     r.start();
@@ -184,9 +207,9 @@ describe("cron reminders", () => {
     bad({ at: "next tuesday-ish" }, /at: not a time.*in 20 minutes/);
     bad({ at: "2001-01-01T00:00" }, /in the past/);
     bad({ at: "in 5 minutes", every: "1h" }, /exactly one of at, every or cron/);
-    expect(parseSchedule({ cron: "0 7 * * *", timezone: "Asia/Shanghai" }, now).schedule.timezone).toBe(
-      "Asia/Shanghai",
-    );
+    expect(
+      parseSchedule({ cron: "0 7 * * *", timezone: "Asia/Shanghai" }, now).schedule.timezone,
+    ).toBe("Asia/Shanghai");
 
     const { scheduler } = setup([]);
     const limit = cronConfig.maxJobsPerSession;
@@ -197,7 +220,12 @@ describe("cron reminders", () => {
     ).toThrow(/already has 20 reminders \(cron.maxJobsPerSession\)/);
     // Another session is not limited by this one's jobs.
     expect(
-      scheduler.jobs.add({ sessionKey: "agent:main:cli:direct:other", text: "x", every: "1h", origin: owner }).id,
+      scheduler.jobs.add({
+        sessionKey: "agent:main:cli:direct:other",
+        text: "x",
+        every: "1h",
+        origin: owner,
+      }).id,
     ).toHaveLength(8);
   });
 
@@ -225,7 +253,12 @@ describe("cron reminders", () => {
       providers: { fake: provider },
       tools: scheduler.tools,
     });
-    ids.job = scheduler.jobs.add({ sessionKey: OWNER_KEY, text: "private", every: "1h", origin: owner }).id;
+    ids.job = scheduler.jobs.add({
+      sessionKey: OWNER_KEY,
+      text: "private",
+      every: "1h",
+      origin: owner,
+    }).id;
     await agent.chat({
       sessionKey: "agent:main:qq:group:G1",
       text: "list reminders",
@@ -251,5 +284,30 @@ describe("cron reminders", () => {
     expect(JSON.stringify(refused)).toContain(`no reminder \\"${ids.job}\\" in this chat`);
     expect(scheduler.jobs.list().map((j) => j.id)).toContain(ids.job);
     await agent.close();
+  });
+});
+
+describe("claiming a due time", () => {
+  it("two processes that both saw a job due: only the first claim fires it", async () => {
+    const { h, scheduler } = setup([]);
+    const t0 = Date.now();
+    scheduler.jobs.add(
+      { sessionKey: OWNER_KEY, text: "once", at: "in 1 minute", origin: owner },
+      t0,
+    );
+    const { Store } = await import("../../src/store/index.ts");
+    const other = Store.open({ path: h.store.path });
+    try {
+      const mine = new CronStore(h.store.db);
+      const theirs = new CronStore(other.db);
+      const [seenByMe] = mine.due(t0 + 61_000);
+      const [seenByThem] = theirs.due(t0 + 61_000);
+      if (!seenByMe || !seenByThem) throw new Error("job not due");
+      expect(mine.claim(seenByMe, undefined, "running", t0 + 61_000)).toBe(true);
+      expect(theirs.claim(seenByThem, undefined, "running", t0 + 61_000)).toBe(false);
+      expect(mine.runs(seenByMe.id)).toHaveLength(1);
+    } finally {
+      other.close();
+    }
   });
 });
