@@ -32,7 +32,7 @@ export interface Scheduler {
   followups: FollowupStore;
   /** Wraps the agent so finished owner turns are checked for follow-ups (when enabled). */
   observe(agent: Agent): Agent;
-  /** Starts the cron runner and the heartbeat (after READY). */
+  /** Starts the cron runner and the heartbeat (after READY); `sender` defaults to the channel outbox. */
   start(agent: Agent, sender?: ProactiveSender): void;
   heartbeat(): Heartbeat | undefined;
   /** Stops the timers; resolves when runs in flight have ended (abort them via the agent). */
@@ -41,6 +41,20 @@ export interface Scheduler {
 
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { config, store, logger } = deps;
+  /** Channel peers get proactive messages through the channel outbox (sent by its worker). */
+  const outboxSender: ProactiveSender = {
+    async send(target, text) {
+      const { enqueueProactive } = await import("../channels/index.ts");
+      const chatType = target.chatType === "group" ? "group" : "direct";
+      const ids = enqueueProactive(
+        store.db,
+        config,
+        { channel: target.channel, chatType, peerId: target.peerId },
+        text,
+      );
+      return ids.length > 0;
+    },
+  };
   const cronStore = new CronStore(store.db);
   const followups = new FollowupStore(store.db, config.followups.maxOpen);
   let runner: CronRunner | undefined;
@@ -73,7 +87,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       };
     },
     start(agent, sender) {
-      const delivery = createDelivery(logger, sender);
+      const delivery = createDelivery(logger, sender ?? outboxSender);
       const runTurn = (turn: Parameters<typeof runScheduledTurn>[2]) =>
         runScheduledTurn(agent, delivery, turn);
       if (config.cron.enabled) {

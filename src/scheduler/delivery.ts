@@ -2,8 +2,8 @@
  * Delivering what a scheduled turn said. A turn that came from the CLI or the HTTP API
  * has its reply stored in its session by the agent, and that is the delivery (the owner
  * reads it with `clawbox sessions show` or the API). A channel peer gets it through the
- * channel outbox when a channel sender is wired in; until then it is kept in the
- * session and logged, never lost.
+ * channel outbox (the channels area's worker sends it); when that channel is not
+ * configured it is kept in the session and logged, never lost.
  */
 import type { Logger } from "../system/index.ts";
 import { describeOrigin, type Origin } from "./origin.ts";

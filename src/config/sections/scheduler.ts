@@ -27,8 +27,14 @@ export const heartbeatSection = z
     /** Only within this window, in the agent time zone (`agent.timezone`); end may wrap past midnight. */
     activeHours: z.object({ start: clock, end: clock }).optional(),
     target: deliveryTarget.optional(),
-    /** The heartbeat run kind's stage of the tool policy (default: no shell, SSH or new jobs). */
-    tools: toolFilter.default({ deny: ["exec", "ssh_exec", "cron"] }),
+    /**
+     * The heartbeat run kind's stage of the tool policy. Default: look, don't touch —
+     * no shell, SSH, new jobs, file writes or other sessions (also keeps the prompt light);
+     * reading, memory search, cameras and MCP (Home Assistant) tools stay.
+     */
+    tools: toolFilter.default({
+      deny: ["exec", "ssh_exec", "cron", "write", "edit", "apply_patch", "sessions_*"],
+    }),
   })
   .prefault({});
 
