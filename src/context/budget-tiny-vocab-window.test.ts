@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Fixture, makeFixture } from "../../test/fixtures/engine-fixture.ts";
 import type { AssistantMessage, Message } from "../messages/index.ts";
-import type { Provider } from "../providers/index.ts";
+import { CHATML_TEMPLATE, type Provider } from "../providers/index.ts";
 import { renderPrompt } from "../providers/local/chat-prompt.ts";
 import type { AssembledContext } from "./context-engine.ts";
 
@@ -32,6 +32,7 @@ function renderedTokens(out: AssembledContext): number {
       tools: out.tools,
     },
     out.tools.length > 0,
+    CHATML_TEMPLATE,
   );
   return 1 + pieces.reduce((sum, piece) => sum + tinyCount(piece.text), 0);
 }

@@ -4,6 +4,7 @@
  * margin. Images count IMAGE_TOKENS; each message adds a small template overhead.
  */
 import type { Message } from "../messages/index.ts";
+import type { ChatTemplate } from "../providers/index.ts";
 import {
   ESTIMATE_SAFETY_MARGIN,
   estimateTextTokens,
@@ -14,12 +15,15 @@ import {
 export interface TokenCounter {
   /** True when counts come from a real tokenizer. */
   readonly exact: boolean;
+  /** The local model's chat template, when the source is a loaded local model. */
+  readonly template?: ChatTemplate;
   count(text: string): Promise<number>;
   countMessage(message: Message): Promise<number>;
 }
 
 export interface TokenSource {
   countTokens?(text: string): Promise<number | undefined>;
+  chatTemplate?(): Promise<ChatTemplate | undefined>;
 }
 
 /** The text that stands for a message's non-image content when counting. */
@@ -65,6 +69,7 @@ export async function createTokenCounter(source?: TokenSource): Promise<TokenCou
       exact = false;
     }
   }
+  const template = exact ? await source?.chatTemplate?.().catch(() => undefined) : undefined;
   const count = async (text: string): Promise<number> => {
     if (exact && source?.countTokens) {
       const n = await source.countTokens(text).catch(() => undefined);
@@ -74,6 +79,7 @@ export async function createTokenCounter(source?: TokenSource): Promise<TokenCou
   };
   return {
     exact,
+    ...(template ? { template } : {}),
     count,
     async countMessage(message) {
       const { text, images } = messageCountingText(message);

@@ -1,7 +1,11 @@
-/** The local model file exists and is a GGUF llama.cpp can load (header, size, architecture, context). */
+/**
+ * The local model file exists and is a GGUF llama.cpp can load (header, size,
+ * architecture, context), and which chat template it will be prompted with.
+ */
 import { statSync } from "node:fs";
 import type { ClawboxConfig } from "../config/index.ts";
 import { validateModelFile } from "../models/index.ts";
+import { chatTemplateOfFile, describeChatTemplate } from "../providers/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
 export async function checkModels(config: ClawboxConfig): Promise<CheckResult[]> {
@@ -34,6 +38,7 @@ export async function checkModels(config: ClawboxConfig): Promise<CheckResult[]>
         status: "ok",
         message: `${provider.path}: GGUF v${info.version}, ${info.architecture}, context ${info.contextLength ?? "?"}, ${(size / 1048576).toFixed(1)} MiB`,
       });
+      results.push(await checkChatTemplate(id, provider.path, provider.threads));
     } catch (error) {
       results.push({
         name: `model ${id}`,
@@ -44,4 +49,25 @@ export async function checkModels(config: ClawboxConfig): Promise<CheckResult[]>
     }
   }
   return results;
+}
+
+async function checkChatTemplate(id: string, path: string, threads: number): Promise<CheckResult> {
+  const name = `model ${id} chat template`;
+  try {
+    const template = await chatTemplateOfFile(path, threads);
+    return {
+      name,
+      status: template.source === "fallback" ? "warn" : "ok",
+      message: describeChatTemplate(template),
+      ...(template.source === "fallback"
+        ? { fix: "use a GGUF whose tokenizer.chat_template node-llama-cpp can render" }
+        : {}),
+    };
+  } catch (error) {
+    return {
+      name,
+      status: "warn",
+      message: `could not read the chat template: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }

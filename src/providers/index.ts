@@ -18,9 +18,16 @@ export {
   type FakeScript,
   type FakeStep,
 } from "./fake-provider.ts";
+export { toolsSection as localToolsSection } from "./local/chat-prompt.ts";
+export {
+  CHATML_TEMPLATE,
+  chatTemplateOfFile,
+  describeChatTemplate,
+} from "./local/chat-template.ts";
 export { LocalProvider } from "./local/local-provider.ts";
 export { OpenAIProvider } from "./openai/openai-provider.ts";
 export type {
+  ChatTemplate,
   Provider,
   ProviderEvent,
   ProviderKind,

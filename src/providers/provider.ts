@@ -42,6 +42,26 @@ export type ProviderEvent =
   | { type: "done"; message: AssistantMessage }
   | { type: "error"; message: AssistantMessage; error: ClawboxError };
 
+/**
+ * How a local model's prompt is marked up, as plain strings (special tokens written as
+ * their text): what precedes the system prompt, what goes between turns, the reply header.
+ */
+export interface ChatTemplate {
+  /** node-llama-cpp's wrapper name, e.g. "ChatML", "Llama 3", "Gemma", "Jinja". */
+  name: string;
+  /** "gguf": the file's own chat template; "model name": guessed; "fallback": ChatML. */
+  source: "gguf" | "model name" | "fallback";
+  start: string;
+  systemToUser: string;
+  userToAssistant: string;
+  assistantToUser: string;
+  userToUser: string;
+  /** After the last message: the header of the reply to generate. */
+  replyStart: string;
+  /** Text that ends a reply when the model writes it out. */
+  stops: string[];
+}
+
 export type ProviderKind = "local" | "openai" | "anthropic" | "fake";
 
 export interface Provider {
@@ -54,6 +74,8 @@ export interface Provider {
   contextWindow(): Promise<number>;
   /** Exact token count when the provider has a tokenizer at hand, else undefined. */
   countTokens?(text: string): Promise<number | undefined>;
+  /** The chat template of a loaded local model (undefined until loaded, or for cloud models). */
+  chatTemplate?(): Promise<ChatTemplate | undefined>;
   stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
   /** Loaded state for /health: "unloaded" | "loading" | "ready" | "error". */
   state?(): "unloaded" | "loading" | "ready" | "error";

@@ -1,37 +1,66 @@
 /**
- * Renders a request into ChatML pieces for a local model. Pieces are tokenized one by
- * one and concatenated, so a piece always becomes the same tokens whatever follows it:
+ * Renders a request into pieces for a local model, marked up with the model's own chat
+ * template (chat-template.ts). Pieces are tokenized one by one and concatenated, so a piece always becomes the same tokens whatever follows it:
  * the stable system-prompt prefix comes first and nothing per-turn is placed before it,
  * which keeps the KV-cache prefix valid from turn to turn. Assistant messages the model
  * generated itself are rendered from the exact tokens it produced (see `assistantKey`).
  */
 import type { AssistantMessage, Message } from "../../messages/index.ts";
-import type { ProviderRequest, ToolDefinition } from "../provider.ts";
+import type { ChatTemplate, ProviderRequest, ToolDefinition } from "../provider.ts";
 
 export type PromptPiece =
-  /** Chat markup: special tokens such as <|im_start|> are parsed as such. */
+  /** Chat markup: special tokens such as <|im_start|> or <|eot_id|> are parsed as such. */
   | { kind: "markup"; text: string }
   /** Content: tokenized as plain text, so it cannot forge chat markup. */
   | { kind: "text"; text: string }
   /** Body of an assistant message; `key` finds the tokens it was generated as. */
   | { kind: "assistant"; key: string; text: string };
 
-export const TURN_END = "<|im_end|>";
-export const STOP_STRINGS = [TURN_END, "<|im_start|>", "<|endoftext|>"];
-const ASSISTANT_HEADER = "<|im_start|>assistant\n";
-const FOOTER = `${TURN_END}\n`;
+type Turn = "system" | "user" | "assistant";
 
-/** Pieces of the whole prompt, ending with the header of the reply to generate. */
-export function renderPrompt(request: ProviderRequest, jsonMode: boolean): PromptPiece[] {
+/**
+ * Pieces of the whole prompt, ending with the header of the reply to generate. The
+ * template's markup goes between turns; where the history has two user (or two
+ * assistant) messages in a row, the template's own user→user markup (or an empty
+ * user turn) separates them, so every template sees the alternation it expects.
+ */
+export function renderPrompt(
+  request: ProviderRequest,
+  jsonMode: boolean,
+  template: ChatTemplate,
+): PromptPiece[] {
   const boundary = request.cacheBoundary ?? request.systemPrompt.length;
   const stable = request.systemPrompt.slice(0, boundary);
   const dynamic = request.systemPrompt.slice(boundary);
-  const pieces: PromptPiece[] = [markupPiece("<|im_start|>system\n"), textPiece(stable)];
+  const pieces: PromptPiece[] = [markupPiece(template.start), textPiece(stable)];
   if (jsonMode && request.tools.length > 0) pieces.push(textPiece(toolsSection(request.tools)));
-  pieces.push(textPiece(dynamic), markupPiece(FOOTER));
-  for (const message of request.messages) pieces.push(...renderMessage(message));
-  pieces.push(markupPiece(ASSISTANT_HEADER));
+  pieces.push(textPiece(dynamic));
+  let previous: Turn = "system";
+  for (const message of request.messages) {
+    const turn: Turn = message.role === "assistant" ? "assistant" : "user";
+    pieces.push(...between(template, previous, turn).map(markupPiece), renderMessage(message));
+    previous = turn;
+  }
+  pieces.push(...between(template, previous, "reply").map(markupPiece));
   return pieces.filter((piece) => piece.kind === "assistant" || piece.text !== "");
+}
+
+/** Markup from the end of a `from` turn to the start of a `to` turn. */
+function between(template: ChatTemplate, from: Turn, to: Turn | "reply"): string[] {
+  if (from === "system") {
+    if (to === "user") return [template.systemToUser];
+    // No user message yet: an empty user turn keeps the roles alternating.
+    return [template.systemToUser, to === "reply" ? template.replyStart : template.userToAssistant];
+  }
+  if (from === "user") {
+    if (to === "user") return [template.userToUser];
+    return [to === "reply" ? template.replyStart : template.userToAssistant];
+  }
+  if (to === "user") return [template.assistantToUser];
+  return [
+    template.assistantToUser,
+    to === "reply" ? template.replyStart : template.userToAssistant,
+  ];
 }
 
 /** Key under which the tokens generated for a message are remembered (content alone can repeat). */
@@ -40,13 +69,13 @@ export function assistantKey(message: Pick<AssistantMessage, "content" | "timest
   return `${message.timestamp}:${JSON.stringify(content)}`;
 }
 
-function renderMessage(message: Message): PromptPiece[] {
+function renderMessage(message: Message): PromptPiece {
   if (message.role === "user") {
     const text =
       typeof message.content === "string"
         ? message.content
         : message.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
-    return [markupPiece("<|im_start|>user\n"), { kind: "text", text }, markupPiece(FOOTER)];
+    return { kind: "text", text };
   }
   if (message.role === "toolResult") {
     const text = message.content
@@ -57,17 +86,9 @@ function renderMessage(message: Message): PromptPiece[] {
       isError: message.isError,
       content: text,
     });
-    return [
-      markupPiece("<|im_start|>user\n"),
-      { kind: "text", text: `<tool_response>\n${body}\n</tool_response>` },
-      markupPiece(FOOTER),
-    ];
+    return { kind: "text", text: `<tool_response>\n${body}\n</tool_response>` };
   }
-  return [
-    markupPiece(ASSISTANT_HEADER),
-    { kind: "assistant", key: assistantKey(message), text: assistantText(message) },
-    markupPiece(FOOTER),
-  ];
+  return { kind: "assistant", key: assistantKey(message), text: assistantText(message) };
 }
 
 function markupPiece(value: string): PromptPiece {
@@ -92,7 +113,7 @@ function assistantText(message: AssistantMessage): string {
   return parts.join("\n");
 }
 
-function toolsSection(tools: ToolDefinition[]): string {
+export function toolsSection(tools: ToolDefinition[]): string {
   const lines = tools.map((tool) =>
     JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }),
   );

@@ -14,9 +14,16 @@ import { ClawboxError, isClawboxError } from "../../errors/index.ts";
 import type { Logger } from "../../system/index.ts";
 import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
 import { failedTurnEvent } from "../failed-turn.ts";
-import type { Provider, ProviderEvent, ProviderRequest, ProviderStats } from "../provider.ts";
+import type {
+  ChatTemplate,
+  Provider,
+  ProviderEvent,
+  ProviderRequest,
+  ProviderStats,
+} from "../provider.ts";
 import { ProviderCounters } from "../provider-counters.ts";
 import { assistantKey, type PromptPiece, renderPrompt } from "./chat-prompt.ts";
+import { chatTemplateOf, describeChatTemplate } from "./chat-template.ts";
 import { replySchema } from "./json-reply-schema.ts";
 import { acquireModel, errorText, loadLlama, releaseModel } from "./llama-runtime.ts";
 import { runTurn } from "./local-turn.ts";
@@ -29,6 +36,7 @@ interface Loaded {
   model: LlamaModel;
   context: LlamaContext;
   sessions: SessionSequences;
+  template: ChatTemplate;
 }
 
 export interface LocalProviderDeps {
@@ -60,6 +68,10 @@ export class LocalProvider implements Provider {
 
   async countTokens(text: string): Promise<number | undefined> {
     return (await this.ensureLoaded()).model.tokenize(text, false).length;
+  }
+
+  async chatTemplate(): Promise<ChatTemplate | undefined> {
+    return (await this.ensureLoaded()).template;
   }
 
   state(): "unloaded" | "loading" | "ready" | "error" {
@@ -95,7 +107,7 @@ export class LocalProvider implements Provider {
       const jsonMode = request.tools.length > 0 && this.config.toolCalling !== "off";
       const promptTokens = this.tokenize(
         loaded.model,
-        renderPrompt(request, jsonMode),
+        renderPrompt(request, jsonMode, loaded.template),
         slot.generated,
       );
       const grammar = jsonMode ? await this.grammarFor(request) : undefined;
@@ -105,6 +117,7 @@ export class LocalProvider implements Provider {
           model: loaded.model,
           slot,
           promptTokens,
+          stops: loaded.template.stops,
           ...(grammar
             ? { grammarState: new LlamaGrammarEvaluationState({ model: loaded.model, grammar }) }
             : {}),
@@ -191,7 +204,13 @@ export class LocalProvider implements Provider {
         // prompt evaluation ~3x and decoding ~2-4x slower here (npm run bench -- local-speed).
         flashAttention: this.config.flashAttention ?? false,
       });
-      return { model, context, sessions: new SessionSequences(context, sessions) };
+      const template = await chatTemplateOf(model);
+      this.deps.logger?.debug("local model loaded", {
+        path,
+        contextSize: context.contextSize,
+        chatTemplate: describeChatTemplate(template),
+      });
+      return { model, context, sessions: new SessionSequences(context, sessions), template };
     } catch (error) {
       await releaseModel(path);
       throw new ClawboxError(
@@ -210,19 +229,25 @@ export class LocalProvider implements Provider {
     pieces: PromptPiece[],
     generated: Map<string, Token[]>,
   ): Token[] {
+    // No BOS is added here: the template's `start` carries it where the model wants one.
+    // Like node-llama-cpp's own LlamaText.tokenize, every piece after the first drops the
+    // space a SentencePiece tokenizer would put in front of a text's first word.
     const tokens: Token[] = [];
-    const bos = model.tokens.bos;
-    if (bos !== null && model.tokens.shouldPrependBosToken) tokens.push(bos);
-    for (const piece of pieces) {
+    for (const [index, piece] of pieces.entries()) {
       const remembered = piece.kind === "assistant" ? generated.get(piece.key) : undefined;
       if (remembered) {
         tokens.push(...remembered);
         continue;
       }
-      const memoKey = `${piece.kind === "markup" ? "m" : "t"}:${piece.text}`;
+      const first = index === 0;
+      const memoKey = `${piece.kind === "markup" ? "m" : "t"}${first ? "0" : ""}:${piece.text}`;
       let pieceTokens = this.tokenMemo.get(memoKey);
       if (!pieceTokens) {
-        pieceTokens = model.tokenize(piece.text, piece.kind === "markup");
+        pieceTokens = model.tokenize(
+          piece.text,
+          piece.kind === "markup",
+          first ? undefined : "trimLeadingSpace",
+        );
         if (this.tokenMemo.size >= TOKEN_MEMO_LIMIT) this.tokenMemo.clear();
         this.tokenMemo.set(memoKey, pieceTokens);
       }

@@ -10,7 +10,6 @@ import { ClawboxError } from "../../errors/index.ts";
 import type { StopReason } from "../../messages/index.ts";
 import type { AssistantMessageBuilder } from "../assistant-message-builder.ts";
 import type { ProviderEvent } from "../provider.ts";
-import { STOP_STRINGS } from "./chat-prompt.ts";
 import { JsonReplyReader } from "./json-reply-reader.ts";
 import type { SessionSlot } from "./session-sequences.ts";
 
@@ -18,6 +17,8 @@ export interface TurnInput {
   model: LlamaModel;
   slot: SessionSlot;
   promptTokens: Token[];
+  /** The chat template's end-of-turn text: generation stops where the model writes one. */
+  stops: readonly string[];
   /** Present in JSON mode (tools offered). */
   grammarState?: LlamaGrammarEvaluationState;
   kvReuse: boolean;
@@ -90,8 +91,8 @@ export async function* runTurn(
         if (delta) yield textDelta(builder, delta);
         if (reader.isComplete()) break;
       } else {
-        const stop = firstStop(text);
-        const safeEnd = stop ?? text.length - partialStopLength(text);
+        const stop = firstStop(text, input.stops);
+        const safeEnd = stop ?? text.length - partialStopLength(text, input.stops);
         if (safeEnd > emitted.length) {
           yield textDelta(builder, text.slice(emitted.length, safeEnd));
           emitted = text.slice(0, safeEnd);
@@ -146,9 +147,9 @@ function textDelta(builder: AssistantMessageBuilder, delta: string): ProviderEve
   return { type: "text_delta", delta };
 }
 
-function firstStop(text: string): number | undefined {
+function firstStop(text: string, stops: readonly string[]): number | undefined {
   let first: number | undefined;
-  for (const stop of STOP_STRINGS) {
+  for (const stop of stops) {
     const index = text.indexOf(stop);
     if (index >= 0 && (first === undefined || index < first)) first = index;
   }
@@ -156,9 +157,9 @@ function firstStop(text: string): number | undefined {
 }
 
 /** Length of a suffix of `text` that could be the start of a stop string. */
-function partialStopLength(text: string): number {
+function partialStopLength(text: string, stops: readonly string[]): number {
   let longest = 0;
-  for (const stop of STOP_STRINGS) {
+  for (const stop of stops) {
     for (let n = Math.min(stop.length - 1, text.length); n > longest; n -= 1) {
       if (text.endsWith(stop.slice(0, n))) {
         longest = n;
