@@ -76,6 +76,12 @@ export interface Agent {
    * restart (the config file is not changed). Throws CONFIG_INVALID for an unknown id.
    */
   selectModel(id: string): void;
+  /**
+   * Takes a new `models` config section (after the config file changed): providers whose
+   * entry changed are dropped and rebuilt on their next use, so a pulled model is picked
+   * up without a restart. Returns the ids that changed.
+   */
+  reloadModels(models: ClawboxConfig["models"]): string[];
   /** Aborts running and queued runs, waits for them, disposes providers. */
   close(): Promise<void>;
 }
@@ -405,6 +411,18 @@ export function createAgent(deps: AgentDeps): Agent {
       config.models.primary = id;
     },
     activeRuns: () => controllers.size,
+    reloadModels(models) {
+      const before = config.models;
+      const ids = new Set([...Object.keys(before.providers), ...Object.keys(models.providers)]);
+      const changed = [...ids].filter(
+        (id) => JSON.stringify(before.providers[id]) !== JSON.stringify(models.providers[id]),
+      );
+      config.models = models;
+      const stale = providers.reset(changed);
+      void Promise.allSettled(stale.map((provider) => provider.dispose?.()));
+      if (changed.length > 0) logger.info("model settings reloaded", { changed });
+      return changed;
+    },
     ready: () => mcp.ready(),
     mcpStatus: () => mcp.status(),
     async close() {

@@ -17,6 +17,8 @@ export interface ProviderCache {
   created(): Provider[];
   /** Ids in the fallback chain: primary, then fallbacks, without duplicates. */
   chainIds(): string[];
+  /** Forgets the providers with these ids (rebuilt from config on next use); returns them. */
+  reset(ids: string[]): Provider[];
 }
 
 function lookupOf(
@@ -58,5 +60,14 @@ export function createProviderCache(
     },
     created: () => [...cache.values()],
     chainIds: () => [...new Set([config.models.primary, ...config.models.fallbacks])],
+    reset(ids) {
+      const removed: Provider[] = [];
+      for (const id of ids) {
+        const hit = cache.get(id);
+        if (hit) removed.push(hit);
+        cache.delete(id);
+      }
+      return removed;
+    },
   };
 }

@@ -4,12 +4,42 @@
  */
 import { statSync } from "node:fs";
 import type { ClawboxConfig } from "../config/index.ts";
-import { validateModelFile } from "../models/index.ts";
+import {
+  boardResources,
+  loadManifest,
+  recommendChatModel,
+  validateModelFile,
+} from "../models/index.ts";
 import { chatTemplateOfFile, describeChatTemplate } from "../providers/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
-export async function checkModels(config: ClawboxConfig): Promise<CheckResult[]> {
+/** The chat model recommended for this board's RAM and free disk (manifest chat models). */
+export function checkModelRecommendation(modelsDir: string, manifestPath?: string): CheckResult {
+  try {
+    const manifest = manifestPath ? loadManifest(manifestPath) : loadManifest();
+    const board = boardResources(modelsDir);
+    const rec = recommendChatModel(manifest, board);
+    return {
+      name: "model recommendation",
+      status: rec.model ? "ok" : "warn",
+      message: rec.reason,
+      ...(rec.command ? { fix: rec.command } : {}),
+    };
+  } catch (error) {
+    return {
+      name: "model recommendation",
+      status: "warn",
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+export async function checkModels(
+  config: ClawboxConfig,
+  modelsDir?: string,
+): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
+  const recommendation = modelsDir ? checkModelRecommendation(modelsDir) : undefined;
   for (const [id, provider] of Object.entries(config.models.providers)) {
     if (provider.kind !== "local") {
       const keys = provider.authProfiles.length;
@@ -26,7 +56,9 @@ export async function checkModels(config: ClawboxConfig): Promise<CheckResult[]>
         name: `model ${id}`,
         status: "warn",
         message: "no model file configured: chat will not work",
-        fix: `set models.providers.${id}.path or CLAWBOX_MODEL_PATH to a GGUF file`,
+        fix: recommendation?.fix
+          ? `${recommendation.fix} (it becomes models.providers.${id}.path), or set CLAWBOX_MODEL_PATH to a GGUF file`
+          : `set models.providers.${id}.path or CLAWBOX_MODEL_PATH to a GGUF file`,
       });
       continue;
     }
@@ -48,6 +80,7 @@ export async function checkModels(config: ClawboxConfig): Promise<CheckResult[]>
       });
     }
   }
+  if (recommendation) results.push(recommendation);
   return results;
 }
 

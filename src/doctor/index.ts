@@ -1,6 +1,6 @@
 export { checkConfig } from "./check-config.ts";
 export { checkDatabase } from "./check-database.ts";
 export { checkHome } from "./check-home.ts";
-export { checkModels } from "./check-model.ts";
+export { checkModelRecommendation, checkModels } from "./check-model.ts";
 export { checkWorkspace } from "./check-workspace.ts";
 export { type CheckResult, type CheckStatus, formatCheck } from "./doctor-check.ts";

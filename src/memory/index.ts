@@ -12,7 +12,7 @@ export {
 export type { Embedder } from "./embedding/embedder.ts";
 export { createOnnxEmbedder, type OnnxEmbedderOptions } from "./embedding/onnx-embedder.ts";
 export type { MemorySearchResponse, MemorySearchResult, SearchOptions } from "./hybrid-search.ts";
-export { findMemoryFile, listMemoryFiles, resolveMemoryPath } from "./memory-files.ts";
+export { DREAMS_FILE, findMemoryFile, listMemoryFiles, resolveMemoryPath } from "./memory-files.ts";
 export type { IndexStats } from "./memory-index.ts";
 export {
   createMemory,

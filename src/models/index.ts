@@ -1,4 +1,7 @@
-/** Model files: GGUF header reading and pre-load validation. */
+/** Model files: GGUF header reading and validation, the manifest, pulls, recommendation and activation. */
+
+export { type Activation, activateIfUnset, localProviderId } from "./activate-pulled-model.ts";
+export { editModelSettings, type ModelSettingsEdit } from "./config-file-edit.ts";
 export {
   type GgufArraySummary,
   type GgufHeader,
@@ -8,6 +11,14 @@ export {
 } from "./gguf-header.ts";
 export { type ValidateModelOptions, validateModelFile } from "./gguf-validate-model-file.ts";
 export {
+  type InstalledChatModel,
+  installedChatModels,
+  readInstalledChatModel,
+} from "./installed-chat-model.ts";
+export {
+  type ChatManifestModel,
+  defaultManifestPath,
+  type EmbeddingManifestModel,
   findManifestModel,
   loadManifest,
   type Manifest,
@@ -19,6 +30,16 @@ export {
   installedModelDir,
   readInstalledModel,
 } from "./manifest-installed.ts";
+export { missingModelHint } from "./missing-model-hint.ts";
 export { type PullFileResult, type PullProgress, pullFile } from "./pull-file.ts";
 export { type PullModelResult, pullModel } from "./pull-model.ts";
 export { createProgressPrinter, formatProgress } from "./pull-progress.ts";
+export {
+  type BoardResources,
+  boardResources,
+  type ChatRecommendation,
+  chatModels,
+  DISK_MARGIN_MB,
+  recommendChatModel,
+} from "./recommend-model.ts";
+export { type WatchModelSettingsOptions, watchModelSettings } from "./watch-model-settings.ts";

@@ -22,9 +22,11 @@ export const manifestFileSchema = z.object({
   approxSize: z.string().optional(),
 });
 
-export const manifestModelSchema = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, . _ -"),
-  kind: z.enum(["embedding"]),
+const modelName = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, . _ -");
+
+export const embeddingModelSchema = z.object({
+  name: modelName,
+  kind: z.literal("embedding"),
   description: z.string().default(""),
   dimension: z.number().int().positive(),
   pooling: z.enum(["cls", "mean"]),
@@ -35,14 +37,46 @@ export const manifestModelSchema = z.object({
   note: z.string().optional(),
 });
 
+/** A chat model: one GGUF file llama.cpp loads as the local provider. */
+export const chatModelSchema = z.object({
+  name: modelName,
+  kind: z.literal("chat"),
+  description: z.string().default(""),
+  /** llama.cpp quantization of the file, e.g. "Q8_0", "Q4_K_M". */
+  quantization: z.string().min(1),
+  /** Trained context length in tokens (the local provider caps its window at 8192). */
+  contextLength: z.number().int().positive(),
+  /** Total RAM (MB) a board needs to run it next to clawbox with a small window. */
+  minRamMb: z.number().int().positive(),
+  license: z.string().min(1),
+  /** Exactly one .gguf file, with its exact size (the recommendation checks free disk). */
+  files: z
+    .array(
+      manifestFileSchema.extend({
+        name: z.string().regex(/^[A-Za-z0-9._-]+\.gguf$/, "must be a .gguf file name"),
+        size: z.number().int().positive(),
+      }),
+    )
+    .length(1),
+  note: z.string().optional(),
+});
+
+export const manifestModelSchema = z.discriminatedUnion("kind", [
+  embeddingModelSchema,
+  chatModelSchema,
+]);
+
 export const manifestSchema = z.object({ models: z.array(manifestModelSchema) });
 
 export type ManifestFile = z.infer<typeof manifestFileSchema>;
 export type ManifestModel = z.infer<typeof manifestModelSchema>;
+export type EmbeddingManifestModel = z.infer<typeof embeddingModelSchema>;
+export type ChatManifestModel = z.infer<typeof chatModelSchema>;
 export type Manifest = z.infer<typeof manifestSchema>;
 
-export function defaultManifestPath(): string {
-  return join(runtimeLayout().root, "models", "manifest.json");
+/** models/manifest.json beside the program; CLAWBOX_MODEL_MANIFEST points elsewhere (tests, mirrors). */
+export function defaultManifestPath(env: Record<string, string | undefined> = process.env): string {
+  return env.CLAWBOX_MODEL_MANIFEST || join(runtimeLayout().root, "models", "manifest.json");
 }
 
 export function loadManifest(path = defaultManifestPath()): Manifest {

@@ -1,7 +1,8 @@
 /**
  * Pulls a manifest model into `<modelsDir>/<name>/` file by file (each resumable and
  * verified), then writes `clawbox-model.json` last, so a folder without it is never
- * mistaken for a complete model.
+ * mistaken for a complete model. Chat models are one GGUF file; embedding models an ONNX
+ * file and its tokenizer.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,20 +61,22 @@ export async function pullModel(
     if (file.name === "model.onnx") modelSha = result.sha256;
     files.push(result);
   }
-  writeFileSync(
-    join(dir, INSTALLED_INFO_FILE),
-    `${JSON.stringify(
-      {
-        name: model.name,
-        pooling: model.pooling,
-        dimension: model.dimension,
-        maxTokens: model.maxTokens,
-        quantized: model.quantized,
-        ...(modelSha ? { sha256: modelSha } : {}),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const info =
+    model.kind === "chat"
+      ? {
+          name: model.name,
+          kind: "chat",
+          file: model.files[0]?.name,
+          ...(files[0] ? { sha256: files[0].sha256 } : {}),
+        }
+      : {
+          name: model.name,
+          pooling: model.pooling,
+          dimension: model.dimension,
+          maxTokens: model.maxTokens,
+          quantized: model.quantized,
+          ...(modelSha ? { sha256: modelSha } : {}),
+        };
+  writeFileSync(join(dir, INSTALLED_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`);
   return { dir, files, skipped };
 }

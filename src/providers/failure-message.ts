@@ -20,7 +20,8 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   PROVIDER_BAD_RESPONSE:
     "The AI service sent a reply that could not be understood. Please try again.",
   MODEL_CRASHED: "The local model stopped unexpectedly. It has been reset; please try again.",
-  MODEL_NOT_FOUND: "No local model file is installed. The owner needs to set one up.",
+  MODEL_NOT_FOUND:
+    "No local model is installed yet. The owner can pull one on the web console's Models page, or run: clawbox models pull qwen3-0.6b",
   MODEL_INVALID: "The local model file is damaged or unsupported. The owner needs to replace it.",
   MODEL_LOAD_FAILED: "The local model could not be loaded (maybe not enough memory).",
   ABORTED: "Stopped.",

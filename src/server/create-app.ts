@@ -9,6 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { streamSSE } from "hono/streaming";
 import * as z from "zod";
+import { type ConsoleDeps, mountConsole } from "../console/index.ts";
 import type { Logger } from "../system/index.ts";
 import { type ChatBackend, textDeltaOf } from "./chat-backend.ts";
 
@@ -24,6 +25,8 @@ export interface AppDeps {
   agentId: string;
   /** Channel status for /health and the webhook routes (`POST /channels/<id>/webhook`). */
   channels?: ChannelRoutes;
+  /** The web console at / and /console/* (loaded on its first request); absent = no console. */
+  console?: ConsoleDeps;
 }
 
 export interface ChannelRoutes {
@@ -110,6 +113,8 @@ export function createApp(deps: AppDeps): Hono {
   app.on(["GET", "POST"], "/channels/wecom/app", webhookLimit, (c) =>
     forwardWebhook("wecom-app", c.req.raw),
   );
+
+  if (deps.console) mountConsole(app, deps.console);
 
   if (deps.token) app.use("/api/*", bearerAuth({ token: deps.token }));
   app.use(

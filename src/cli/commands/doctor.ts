@@ -27,7 +27,7 @@ export const doctorCommand: Command = {
     if (configResult.status !== "fail") {
       const { config } = ctx.config();
       results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
-      results.push(...(await checkModels(config)));
+      results.push(...(await checkModels(config, ctx.paths.modelsDir)));
       try {
         const { channelDoctorChecks } = await import("../../channels/index.ts");
         results.push(...channelDoctorChecks(ctx.store().db, config));

@@ -1,24 +1,40 @@
-/** `clawbox models list|pull`: the model manifest and resumable, verified downloads. */
+/**
+ * `clawbox models list|pull`: the model manifest (chat GGUFs and embedding models), the
+ * recommendation for this board, and resumable, verified downloads. A pulled chat model
+ * becomes the local model when none was configured (written to the config file).
+ */
 import { ClawboxError } from "../../errors/index.ts";
 import {
+  activateIfUnset,
+  boardResources,
   createProgressPrinter,
   findManifestModel,
   installedModelDir,
   loadManifest,
+  type ManifestModel,
   pullModel,
+  readInstalledChatModel,
   readInstalledModel,
+  recommendChatModel,
 } from "../../models/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 
+function describe(m: ManifestModel): string {
+  return m.kind === "chat"
+    ? `chat ${m.quantization} ctx ${m.contextLength} min RAM ${m.minRamMb} MB ${m.license}`
+    : `embedding ${m.dimension}d ${m.pooling}${m.quantized ? " int8" : ""}`;
+}
+
 export const modelsCommand: Command = {
   name: "models",
-  summary: "list or pull models from the manifest (embedding models)",
+  summary: "list or pull models from the manifest (chat and embedding models)",
   usage: [
     "Usage: clawbox models <list|pull> [options]",
-    "  list [--json]                          manifest models and whether each is installed",
-    "  pull NAME [--allow-unverified]         download into <home>/models/NAME (resumes, verifies sha256)",
-    "  --manifest FILE                        use another manifest (default models/manifest.json)",
+    "  list [--json]                          manifest models, which are installed, and the one recommended for this board",
+    "  pull NAME [--allow-unverified]         download into <home>/models/NAME (resumes, verifies sha256);",
+    "                                         a chat model becomes the local model when none is configured",
+    "  --manifest FILE                        use another manifest (default models/manifest.json or $CLAWBOX_MODEL_MANIFEST)",
   ].join("\n"),
   async run(ctx, args) {
     const [sub, ...rest] = args;
@@ -30,24 +46,34 @@ export const modelsCommand: Command = {
     const manifest = values.manifest ? loadManifest(values.manifest) : loadManifest();
     const modelsDir = ctx.paths.modelsDir;
     if (sub === "list") {
-      const rows = manifest.models.map((m) => ({
-        name: m.name,
-        kind: m.kind,
-        dimension: m.dimension,
-        pooling: m.pooling,
-        quantized: m.quantized,
-        size: m.files.map((f) => f.approxSize ?? (f.size ? `${f.size} B` : "?")).join(" + "),
-        verified: m.files.every((f) => f.sha256 !== null),
-        installed: readInstalledModel(installedModelDir(modelsDir, m.name)) !== undefined,
-      }));
-      if (values.json) ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else {
-        for (const r of rows) {
-          ctx.stdout.write(
-            `${r.installed ? "*" : " "} ${r.name}  ${r.kind} ${r.dimension}d ${r.pooling}${r.quantized ? " int8" : ""}  ${r.size}${r.verified ? "" : "  (sha256 unverified)"}\n`,
-          );
-        }
+      const recommendation = recommendChatModel(manifest, boardResources(modelsDir));
+      const rows = manifest.models.map((m) => {
+        const dir = installedModelDir(modelsDir, m.name);
+        return {
+          name: m.name,
+          kind: m.kind,
+          description: describe(m),
+          size: m.files.map((f) => f.approxSize ?? (f.size ? `${f.size} B` : "?")).join(" + "),
+          verified: m.files.every((f) => f.sha256 !== null),
+          installed:
+            m.kind === "chat"
+              ? readInstalledChatModel(dir) !== undefined
+              : readInstalledModel(dir) !== undefined,
+          recommended: recommendation.model?.name === m.name,
+        };
+      });
+      if (values.json) {
+        ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return 0;
       }
+      for (const r of rows) {
+        ctx.stdout.write(
+          `${r.installed ? "*" : " "} ${r.name}  ${r.description}  ${r.size}${r.verified ? "" : "  (sha256 unverified)"}${r.recommended ? "  <- recommended" : ""}\n`,
+        );
+      }
+      ctx.stdout.write(
+        `\nrecommended: ${recommendation.reason}${recommendation.command ? `\n  ${recommendation.command}` : ""}\n`,
+      );
       return 0;
     }
     if (sub === "pull") {
@@ -72,6 +98,17 @@ export const modelsCommand: Command = {
         }
         for (const s of result.skipped) ctx.stdout.write(`${s}: already present\n`);
         ctx.stdout.write(`${model.name} installed in ${result.dir}\n`);
+        if (model.kind === "chat") {
+          const installed = readInstalledChatModel(result.dir);
+          if (installed) {
+            const activation = await activateIfUnset(
+              ctx.config().config,
+              ctx.paths.configFile,
+              installed.path,
+            );
+            ctx.stdout.write(`${activation.message}\n`);
+          }
+        }
         return 0;
       } finally {
         progress.done();

@@ -7,6 +7,7 @@
 import type { ChannelService } from "../../channels/index.ts";
 import { isLoopbackHost } from "../../config/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
+import { watchModelSettings } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
@@ -84,6 +85,7 @@ export const runCommand: Command = {
     const log = runtime.logger.child("run");
     // Channels load after READY (lazy import); until then /health shows none and webhooks 404.
     let channels: ChannelService | undefined;
+    let bridge: Awaited<ReturnType<typeof startMqtt>> | undefined;
     const app = createApp({
       backend: runtime.agent,
       version: VERSION,
@@ -95,6 +97,32 @@ export const runCommand: Command = {
       channels: {
         status: () => channels?.status() ?? [],
         webhook: (id, request) => channels?.webhook(id, request),
+      },
+      console: {
+        config,
+        configFile: ctx.paths.configFile,
+        env: ctx.env,
+        paths: runtime.paths,
+        store: runtime.store,
+        memory: runtime.memory,
+        agent: runtime.agent,
+        logger: runtime.logger.child("console"),
+        version: VERSION,
+        startedAt,
+        ...(config.server.token ? { token: config.server.token } : {}),
+        statusSources: {
+          channels: async () =>
+            channels
+              ?.status()
+              .filter((s) => s.enabled)
+              .map((s) => ({ name: s.channel, state: s.state, detail: s.reason })),
+          mqtt: async () => {
+            const status = bridge?.status();
+            return (
+              status && [{ name: status.broker, state: status.state, detail: status.lastError }]
+            );
+          },
+        },
       },
     });
     let server: ReturnType<typeof Bun.serve>;
@@ -121,7 +149,15 @@ export const runCommand: Command = {
       channels = await startChannels(runtime);
     }
     // After READY: the mqtt package loads and the broker connects in the background.
-    const bridge = config.mqtt.enabled ? await startMqtt(runtime, ctx.home) : undefined;
+    bridge = config.mqtt.enabled ? await startMqtt(runtime, ctx.home) : undefined;
+    // After READY: a model pulled or chosen from another process is picked up live.
+    const stopModelWatch = watchModelSettings({
+      file: ctx.paths.configFile,
+      env: ctx.env,
+      initial: config.models,
+      onChange: (models) => runtime.agent.reloadModels(models),
+      logger: log,
+    });
 
     ctx.keepAlive = new Promise<number>((resolve) => {
       let stopping = false;
@@ -132,6 +168,7 @@ export const runCommand: Command = {
         runtime.notifier.stopping();
         stopWatchdog();
         await bridge?.close();
+        stopModelWatch();
         await server.stop();
         await channels?.close();
         await runtime.close();

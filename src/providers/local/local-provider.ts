@@ -11,6 +11,7 @@ import { basename } from "node:path";
 import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { LocalProviderConfig } from "../../config/index.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import { missingModelHint } from "../../models/index.ts";
 import type { Logger } from "../../system/index.ts";
 import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
 import { failedTurnEvent } from "../failed-turn.ts";
@@ -187,7 +188,7 @@ export class LocalProvider implements Provider {
         "MODEL_NOT_FOUND",
         `models.providers.${this.id}.path: no model file configured`,
         {
-          hint: 'set it to a GGUF file, e.g. "clawbox models pull qwen2.5-0.5b"',
+          hint: missingModelHint(),
         },
       );
     }

@@ -1,0 +1,117 @@
+/**
+ * POST /console/api/chat: one chat turn, streamed as server-sent events — `delta` (reply
+ * text), `tool` / `tool_end` (shown folded), then `done` or `error` with the result.
+ * /new and /compact are the agent's own chat commands, so they work here as everywhere.
+ * The console speaks as the owner (see docs/CONSOLE.md): it is open only on loopback
+ * without a token, and otherwise only to whoever logged in with `server.token`.
+ */
+import type { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import * as z from "zod";
+import type { AgentEvent } from "../agent/index.ts";
+import { messageText } from "../messages/index.ts";
+import type { ConsoleEnv } from "./console-app.ts";
+import type { ConsoleDeps } from "./console-deps.ts";
+import { readBody } from "./json-body.ts";
+
+const MAX_IMAGE_BASE64 = 8 * 1024 * 1024;
+
+const chatBody = z.object({
+  session: z
+    .string()
+    .regex(/^agent:[^:\s]+:[^:\s]+:(direct|group|system):\S+$/, "must be a session key")
+    .max(300)
+    .optional(),
+  message: z.string().min(1).max(100_000),
+  images: z
+    .array(
+      z.object({
+        data: z.string().min(1).max(MAX_IMAGE_BASE64),
+        mimeType: z.enum(["image/png", "image/jpeg", "image/webp", "image/gif"]),
+      }),
+    )
+    .max(4)
+    .optional(),
+});
+
+/** The console's default session: the same one the HTTP API uses for the web owner. */
+export function defaultConsoleSession(agentId: string): string {
+  return `agent:${agentId}:web:direct:owner`;
+}
+
+/** The owner identity the console speaks as: the first configured owner. */
+export function consoleSender(deps: ConsoleDeps): string {
+  return deps.config.agent.owners[0] ?? "web:owner";
+}
+
+const clip = (text: string, max = 4000): string =>
+  text.length > max ? `${text.slice(0, max)}… (${text.length - max} more chars)` : text;
+
+function sseOf(event: AgentEvent): { event: string; data: unknown } | undefined {
+  switch (event.type) {
+    case "message_update":
+      return event.event.type === "text_delta" && event.delta
+        ? { event: "delta", data: { text: event.delta } }
+        : undefined;
+    case "tool_execution_start":
+      return {
+        event: "tool",
+        data: { id: event.toolCallId, name: event.toolName, args: event.args },
+      };
+    case "tool_execution_end":
+      return {
+        event: "tool_end",
+        data: {
+          id: event.toolCallId,
+          name: event.toolName,
+          isError: event.isError,
+          result: clip(messageText(event.result)),
+        },
+      };
+    case "compaction_start":
+    case "compaction_end":
+      return { event: "compaction", data: { phase: event.type } };
+    default:
+      return undefined;
+  }
+}
+
+export function registerChatRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  app.post("/console/api/chat", async (c) => {
+    const body = await readBody(c, chatBody);
+    if (!body.ok) return body.response;
+    const { session, message, images } = body.value;
+    const request = {
+      sessionKey: session ?? defaultConsoleSession(deps.config.agent.id),
+      text: message,
+      channel: "web",
+      senderId: consoleSender(deps),
+      chatType: "direct" as const,
+      signal: c.req.raw.signal,
+      ...(images && images.length > 0
+        ? { images: images.map((i) => ({ type: "image" as const, ...i })) }
+        : {}),
+    };
+    return streamSSE(c, async (stream) => {
+      let chain = Promise.resolve();
+      const send = (event: string, data: unknown) => {
+        chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(data) }));
+      };
+      const result = await deps.agent.chat({
+        ...request,
+        onEvent: (event) => {
+          const out = sseOf(event);
+          if (out) send(out.event, out.data);
+        },
+      });
+      send(result.error ? "error" : "done", {
+        sessionId: result.sessionId,
+        sessionKey: result.sessionKey,
+        reply: result.reply,
+        silent: result.silent,
+        ...(result.error ? { error: result.error } : {}),
+      });
+      await chain;
+    });
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * Models: the manifest's chat models with what is installed and what is recommended for
+ * this board, a background pull with progress, and choosing the active model (the local
+ * model file, the primary provider) and the fallback. Choices are written to the config
+ * file (comments kept) and applied to the running agent at once.
+ */
+import type { Hono } from "hono";
+import * as z from "zod";
+import { toClawboxError } from "../errors/index.ts";
+import {
+  boardResources,
+  chatModels,
+  editModelSettings,
+  installedChatModels,
+  loadManifest,
+  localProviderId,
+  type Manifest,
+  recommendChatModel,
+} from "../models/index.ts";
+import type { ConsoleEnv } from "./console-app.ts";
+import type { ConsoleDeps } from "./console-deps.ts";
+import { apiError, readBody } from "./json-body.ts";
+import { ModelPullJob } from "./model-pull-job.ts";
+import { applyModelSettings } from "./model-settings.ts";
+
+const nameBody = z.object({ name: z.string().min(1).max(100) });
+const chainBody = z.object({
+  primary: z.string().min(1).max(100),
+  fallbacks: z.array(z.string().min(1).max(100)).max(8),
+});
+
+export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  const job = new ModelPullJob(deps);
+  const manifest = (): Manifest =>
+    deps.manifestPath ? loadManifest(deps.manifestPath) : loadManifest();
+
+  app.get("/console/api/models", (c) => {
+    const m = manifest();
+    const board = boardResources(deps.paths.modelsDir);
+    const recommendation = recommendChatModel(m, board);
+    const installed = new Map(installedChatModels(deps.paths.modelsDir, m).map((i) => [i.name, i]));
+    const { models } = deps.config;
+    const localId = localProviderId(deps.config);
+    const local = models.providers[localId];
+    const activePath = local?.kind === "local" ? local.path : undefined;
+    return c.json({
+      board,
+      recommendation: {
+        model: recommendation.model?.name ?? null,
+        reason: recommendation.reason,
+        command: recommendation.command ?? null,
+      },
+      chat: chatModels(m).map((model) => {
+        const have = installed.get(model.name);
+        return {
+          name: model.name,
+          description: model.description,
+          quantization: model.quantization,
+          contextLength: model.contextLength,
+          minRamMb: model.minRamMb,
+          license: model.license,
+          bytes: model.files[0]?.size ?? null,
+          verified: model.files.every((f) => f.sha256 !== null),
+          installed: have !== undefined,
+          active: have !== undefined && have.path === activePath,
+        };
+      }),
+      localId,
+      localPath: activePath ?? null,
+      primary: models.primary,
+      fallbacks: models.fallbacks,
+      providers: Object.entries(models.providers).map(([id, p]) => ({
+        id,
+        kind: p.kind,
+        model: p.kind === "local" ? (p.path?.split("/").pop() ?? null) : p.model,
+      })),
+      state: deps.agent.modelState(),
+      pull: job.state(),
+    });
+  });
+
+  app.get("/console/api/models/pull", (c) => c.json(job.state()));
+
+  app.post("/console/api/models/pull", async (c) => {
+    const body = await readBody(c, nameBody);
+    if (!body.ok) return body.response;
+    const model = manifest().models.find((m) => m.name === body.value.name);
+    if (!model)
+      return apiError(
+        c,
+        404,
+        "MODEL_NOT_FOUND",
+        `no model named "${body.value.name}" in the manifest`,
+      );
+    if (!job.start(model)) return apiError(c, 409, "BUSY", "another model is being pulled");
+    return c.json(job.state(), 202);
+  });
+
+  app.post("/console/api/models/activate", async (c) => {
+    const body = await readBody(c, nameBody);
+    if (!body.ok) return body.response;
+    const have = installedChatModels(deps.paths.modelsDir, manifest()).find(
+      (i) => i.name === body.value.name,
+    );
+    if (!have) return apiError(c, 404, "MODEL_NOT_FOUND", `${body.value.name} is not installed`);
+    const localId = localProviderId(deps.config);
+    try {
+      await editModelSettings(deps.configFile, { localId, localPath: have.path, primary: localId });
+      const changed = applyModelSettings(deps);
+      return c.json({ ok: true, localPath: have.path, primary: localId, changed });
+    } catch (error) {
+      const failure = toClawboxError(error);
+      return apiError(c, 400, failure.code, failure.message);
+    }
+  });
+
+  app.post("/console/api/models/chain", async (c) => {
+    const body = await readBody(c, chainBody);
+    if (!body.ok) return body.response;
+    const { primary, fallbacks } = body.value;
+    const known = Object.keys(deps.config.models.providers);
+    const unknown = [primary, ...fallbacks].filter((id) => !known.includes(id));
+    if (unknown.length > 0) {
+      return apiError(c, 400, "HTTP_BAD_REQUEST", `not in models.providers: ${unknown.join(", ")}`);
+    }
+    try {
+      await editModelSettings(deps.configFile, {
+        primary,
+        fallbacks: fallbacks.filter((id) => id !== primary),
+      });
+      const changed = applyModelSettings(deps);
+      return c.json({ ok: true, changed });
+    } catch (error) {
+      const failure = toClawboxError(error);
+      return apiError(c, 400, failure.code, failure.message);
+    }
+  });
+}

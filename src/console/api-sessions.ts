@@ -1,0 +1,113 @@
+/**
+ * Sessions: the list with counts, one session's transcript (its active branch, with
+ * compaction summaries and tool results) shaped for display, and the JSONL export (the
+ * same pi/OpenClaw v3 file `clawbox sessions export` writes).
+ */
+import type { Hono } from "hono";
+import type { Message, TranscriptEntry } from "../messages/index.ts";
+import { exportSessionJsonl } from "../store/index.ts";
+import type { ConsoleEnv } from "./console-app.ts";
+import type { ConsoleDeps } from "./console-deps.ts";
+import { apiError } from "./json-body.ts";
+
+/** Largest image sent back inline (base64 chars); bigger ones are named, not shown. */
+const MAX_INLINE_IMAGE = 1_500_000;
+
+export interface ShownEntry {
+  id: string;
+  type: string;
+  timestamp: string;
+  role?: string;
+  text?: string;
+  thinking?: string;
+  toolCalls?: { id: string; name: string; args: unknown }[];
+  toolName?: string;
+  isError?: boolean;
+  images?: { src?: string; mimeType: string; omitted?: string }[];
+  summary?: string;
+  tokensBefore?: number;
+  error?: string;
+}
+
+function showMessage(base: ShownEntry, message: Message): ShownEntry {
+  const shown: ShownEntry = { ...base, role: message.role };
+  const blocks =
+    typeof message.content === "string"
+      ? [{ type: "text" as const, text: message.content }]
+      : message.content;
+  const text: string[] = [];
+  const thinking: string[] = [];
+  for (const block of blocks) {
+    if (block.type === "text") text.push(block.text);
+    else if (block.type === "thinking") thinking.push(block.thinking);
+    else if (block.type === "toolCall") {
+      shown.toolCalls = [
+        ...(shown.toolCalls ?? []),
+        { id: block.id, name: block.name, args: block.arguments },
+      ];
+    } else if (block.type === "image") {
+      const image =
+        block.data.length <= MAX_INLINE_IMAGE
+          ? { src: `data:${block.mimeType};base64,${block.data}`, mimeType: block.mimeType }
+          : {
+              mimeType: block.mimeType,
+              omitted: `${Math.round((block.data.length * 3) / 4 / 1024)} KB image not shown`,
+            };
+      shown.images = [...(shown.images ?? []), image];
+    }
+  }
+  if (text.length > 0) shown.text = text.join("");
+  if (thinking.length > 0) shown.thinking = thinking.join("\n");
+  if (message.role === "toolResult") {
+    shown.toolName = message.toolName;
+    shown.isError = message.isError;
+  }
+  if (message.role === "assistant" && message.errorMessage) shown.error = message.errorMessage;
+  return shown;
+}
+
+export function showEntry(entry: TranscriptEntry): ShownEntry {
+  const base: ShownEntry = { id: entry.id, type: entry.type, timestamp: entry.timestamp };
+  if (entry.type === "message") return showMessage(base, entry.message);
+  if (entry.type === "compaction") {
+    return { ...base, summary: entry.summary, tokensBefore: entry.tokensBefore };
+  }
+  if (entry.type === "model_change") return { ...base, text: `${entry.provider}/${entry.modelId}` };
+  return base;
+}
+
+export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  app.get("/console/api/sessions", (c) =>
+    c.json({
+      sessions: deps.store.sessions.list().map((s) => ({
+        sessionId: s.sessionId,
+        sessionKey: s.sessionKey,
+        chatType: s.chatType,
+        messageCount: s.messageCount,
+        entryCount: s.entryCount,
+        compactionCount: s.compactionCount,
+        model: s.model,
+        createdAt: s.createdAt,
+        updatedAt: s.updatedAt,
+      })),
+    }),
+  );
+
+  app.get("/console/api/sessions/:id/transcript", (c) => {
+    const session = deps.store.sessions.find(c.req.param("id"));
+    if (!session) return apiError(c, 404, "SESSION_NOT_FOUND", "no such session");
+    return c.json({
+      sessionId: session.sessionId,
+      sessionKey: session.sessionKey,
+      entries: deps.store.transcript.branch(session.sessionId).map(showEntry),
+    });
+  });
+
+  app.get("/console/api/sessions/:id/export", (c) => {
+    const session = deps.store.sessions.find(c.req.param("id"));
+    if (!session) return apiError(c, 404, "SESSION_NOT_FOUND", "no such session");
+    c.header("Content-Type", "application/x-ndjson; charset=utf-8");
+    c.header("Content-Disposition", `attachment; filename="${session.sessionId}.jsonl"`);
+    return c.body(exportSessionJsonl(deps.store, session.sessionId));
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * GET /console/api/status: the doctor checks (as `clawbox doctor` runs them, minus the
+ * ones that only make sense before start), channel and MQTT state when those areas are
+ * present ("not configured" otherwise), uptime, RSS and the model state.
+ */
+import type { Hono } from "hono";
+import { type CheckResult, checkDatabase, checkModels, checkWorkspace } from "../doctor/index.ts";
+import { toClawboxError } from "../errors/index.ts";
+import { memoryDoctorChecks } from "../memory/index.ts";
+import type { ConsoleEnv } from "./console-app.ts";
+import type { ConsoleDeps } from "./console-deps.ts";
+
+const OPTIONAL_AREAS = ["channels", "mqtt"] as const;
+
+export function registerStatusRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  app.get("/console/api/status", async (c) => {
+    const checks: CheckResult[] = [
+      ...checkDatabase(() => deps.store),
+      ...checkWorkspace(deps.paths.workspace),
+      ...(await checkModels(deps.config, deps.paths.modelsDir)),
+    ];
+    if (deps.memory) {
+      checks.push(
+        ...(await memoryDoctorChecks(deps.memory, deps.config.context.bootstrapMaxChars)),
+      );
+    }
+    const areas: Record<string, unknown> = {};
+    for (const area of OPTIONAL_AREAS) {
+      const source = deps.statusSources?.[area];
+      if (!source) {
+        areas[area] = "not configured";
+        continue;
+      }
+      try {
+        areas[area] = (await source()) ?? "not configured";
+      } catch (error) {
+        areas[area] = `unavailable: ${toClawboxError(error).message}`;
+      }
+    }
+    return c.json({
+      version: deps.version,
+      uptimeMs: Date.now() - deps.startedAt,
+      rssBytes: process.memoryUsage().rss,
+      models: deps.agent.modelState(),
+      primary: deps.config.models.primary,
+      fallbacks: deps.config.models.fallbacks,
+      checks,
+      ...areas,
+    });
+  });
+}

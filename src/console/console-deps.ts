@@ -1,0 +1,41 @@
+/**
+ * What the console needs from the running box. Types only, so mounting the console at
+ * startup loads nothing heavy; the parts are handed over by `clawbox run`.
+ */
+import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
+import type { ClawboxConfig } from "../config/index.ts";
+import type { MemoryService } from "../memory/index.ts";
+import type { Store } from "../store/index.ts";
+import type { HomePaths, Logger } from "../system/index.ts";
+
+export interface ConsoleAgent {
+  chat(request: ChatRequest): Promise<ChatResult>;
+  modelState(): Record<string, string>;
+  reloadModels(models: ClawboxConfig["models"]): string[];
+}
+
+/** A status section another area adds (channels, MQTT); undefined = not configured. */
+export type StatusSource = () => Promise<
+  { name: string; state: string; detail?: string | undefined }[] | undefined
+>;
+
+export interface ConsoleDeps {
+  config: ClawboxConfig;
+  configFile: string;
+  env: Record<string, string | undefined>;
+  paths: HomePaths;
+  store: Store;
+  memory: MemoryService | undefined;
+  agent: ConsoleAgent;
+  logger: Logger;
+  version: string;
+  startedAt: number;
+  /** server.token; undefined = open console (loopback only). */
+  token?: string;
+  /** Extra status rows (channels, MQTT) when those areas exist. */
+  statusSources?: Record<string, StatusSource>;
+  /** Model manifest path (default models/manifest.json or $CLAWBOX_MODEL_MANIFEST). */
+  manifestPath?: string;
+}
+
+export type { AgentEvent };

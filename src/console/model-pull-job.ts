@@ -1,0 +1,89 @@
+/**
+ * The console's model download: one at a time, in the background of the server, with
+ * progress the Models page polls. Uses the same resumable, verified `pullModel` as
+ * `clawbox models pull`; a finished chat model becomes the local model when none was set.
+ */
+import { toClawboxError } from "../errors/index.ts";
+import {
+  activateIfUnset,
+  type ManifestModel,
+  pullModel,
+  readInstalledChatModel,
+} from "../models/index.ts";
+import type { ConsoleDeps } from "./console-deps.ts";
+import { applyModelSettings } from "./model-settings.ts";
+
+export interface PullState {
+  name: string | null;
+  state: "idle" | "running" | "done" | "error";
+  received: number;
+  total: number | null;
+  message: string | null;
+}
+
+export class ModelPullJob {
+  private current: PullState = {
+    name: null,
+    state: "idle",
+    received: 0,
+    total: null,
+    message: null,
+  };
+
+  constructor(private readonly deps: ConsoleDeps) {}
+
+  state(): PullState {
+    return { ...this.current };
+  }
+
+  /** Starts pulling `model`; false when another pull is running. */
+  start(model: ManifestModel): boolean {
+    if (this.current.state === "running") return false;
+    const total = model.files.reduce((sum, f) => sum + (f.size ?? 0), 0) || null;
+    this.current = { name: model.name, state: "running", received: 0, total, message: null };
+    void this.run(model);
+    return true;
+  }
+
+  private async run(model: ManifestModel): Promise<void> {
+    const done = new Map<string, number>();
+    try {
+      const result = await pullModel(model, {
+        modelsDir: this.deps.paths.modelsDir,
+        onProgress: (p) => {
+          done.set(p.file, p.received);
+          let received = 0;
+          for (const bytes of done.values()) received += bytes;
+          this.current.received = received;
+          if (this.current.total === null && p.total !== undefined) this.current.total = p.total;
+        },
+      });
+      let message = `${model.name} installed in ${result.dir}`;
+      if (model.kind === "chat") {
+        const installed = readInstalledChatModel(result.dir);
+        if (installed) {
+          const activation = await activateIfUnset(
+            this.deps.config,
+            this.deps.configFile,
+            installed.path,
+          );
+          if (activation.activated) applyModelSettings(this.deps);
+          message = `${message}; ${activation.message}`;
+        }
+      }
+      const total = this.current.total ?? this.current.received;
+      this.current = { ...this.current, state: "done", received: total, total, message };
+    } catch (error) {
+      const failure = toClawboxError(error);
+      this.deps.logger.warn("console model pull failed", {
+        model: model.name,
+        error: failure.message,
+      });
+      this.current = {
+        ...this.current,
+        state: "error",
+        message: failure.message,
+      };
+    }
+  }
+}

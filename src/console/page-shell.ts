@@ -1,0 +1,27 @@
+/**
+ * The two HTML documents the console serves: the app shell (navigation and an empty main
+ * area the client script fills from the JSON API) and the login form. Server-rendered
+ * strings, a few hundred bytes each; no inline script (the CSP forbids it).
+ */
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+const head = (title: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><link rel="stylesheet" href="/console/assets/console.css"></head>`;
+
+export const PAGES = ["chat", "sessions", "context", "memory", "models", "status"] as const;
+
+export function appShell(input: { csrf: string; version: string; open: boolean }): string {
+  const nav = PAGES.map(
+    (p) => `<a href="#${p}" data-page="${p}">${p[0]?.toUpperCase()}${p.slice(1)}</a>`,
+  ).join("");
+  const logout = input.open
+    ? ""
+    : `<button type="button" id="logout" class="link">Log out</button>`;
+  return `${head("clawbox")}<body data-csrf="${escapeHtml(input.csrf)}"><header><strong>clawbox</strong><span class="muted"> ${escapeHtml(input.version)}</span><nav>${nav}</nav>${logout}</header><main id="main" aria-live="polite"></main><script src="/console/assets/console.js" defer></script></body></html>`;
+}
+
+export function loginPage(input: { error?: string }): string {
+  const error = input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : "";
+  return `${head("clawbox: log in")}<body class="login"><form method="post" action="/console/login"><h1>clawbox</h1><p>Enter the box's access token (<code>server.token</code>).</p>${error}<label>Token <input type="password" name="token" autocomplete="current-password" required autofocus></label><button type="submit">Log in</button></form></body></html>`;
+}

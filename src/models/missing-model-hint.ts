@@ -1,0 +1,23 @@
+/**
+ * The fix for "no local model": the exact pull command for the model recommended for
+ * this board (a name that exists in the manifest), or the first chat model when the
+ * board is too small to recommend one. Read on the error path only.
+ */
+import { homedir } from "node:os";
+import { loadManifest } from "./manifest.ts";
+import { boardResources, chatModels, recommendChatModel } from "./recommend-model.ts";
+
+/** `modelsDir` defaults to the home folder (same disk as the models on a box). */
+export function missingModelHint(modelsDir: string = homedir(), manifestPath?: string): string {
+  try {
+    const manifest = manifestPath ? loadManifest(manifestPath) : loadManifest();
+    const recommended = recommendChatModel(manifest, boardResources(modelsDir)).model;
+    const name = recommended?.name ?? chatModels(manifest)[0]?.name;
+    if (name) {
+      return `run "clawbox models pull ${name}" (or use the console's Models page at http://127.0.0.1:18790/#models); the pulled model becomes the local model`;
+    }
+  } catch {
+    // An unreadable manifest: fall through to the manual fix.
+  }
+  return "set models.providers.local.path to a GGUF file";
+}
