@@ -24,6 +24,11 @@ export interface ChatRequest extends Omit<DynamicContext, "now" | "timezone"> {
    * resolves with that run's result.
    */
   queueMode?: "followup" | "steer";
+  /**
+   * True only when the channel itself authenticated the sender as the owner (the HTTP
+   * API with `server.token`); otherwise ownership comes from `agent.owners`.
+   */
+  authenticatedOwner?: boolean;
   /** Must not throw: errors in it are caught and logged. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;

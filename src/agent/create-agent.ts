@@ -107,6 +107,9 @@ export function createAgent(deps: AgentDeps): Agent {
     orderByPriority([...baseTools, ...mcp.tools(), ...(deps.dynamicTools?.() ?? [])]);
   let closing = false;
 
+  const ownerOf = (request: ChatRequest) =>
+    request.authenticatedOwner === true || isOwner(config, request.senderId);
+
   const chain = () =>
     providers.chainIds().flatMap((id) => {
       const provider = providers.get(id);
@@ -181,7 +184,7 @@ export function createAgent(deps: AgentDeps): Agent {
       chatType: request.chatType,
       groupId: request.groupId,
       senderId: request.senderId,
-      isOwner: isOwner(config, request.senderId),
+      isOwner: ownerOf(request),
       runKind: request.runKind ?? "interactive",
     });
   }
@@ -200,7 +203,7 @@ export function createAgent(deps: AgentDeps): Agent {
     signal: AbortSignal,
   ): Promise<ChatResult> {
     const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
-    const owner = isOwner(config, request.senderId);
+    const owner = ownerOf(request);
     const tools = request.onlyTools ?? allTools();
     const policyFor = (provider: Provider) => offeredTools(tools, request, provider);
     let contextEngine: ContextEngine;

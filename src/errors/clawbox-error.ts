@@ -36,6 +36,7 @@ export type ErrorCode =
   | "CHANNEL_AUTH"
   | "CHANNEL_API"
   | "CHANNEL_NETWORK"
+  | "HTTP_FORBIDDEN"
   | "ABORTED"
   | "NATIVE_MODULE_MISSING"
   | "MEDIA_INVALID"

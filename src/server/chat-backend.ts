@@ -14,6 +14,8 @@ export interface ChatBackendRequest {
   channel: string;
   senderId?: string;
   chatType: "direct" | "group" | "system";
+  /** The request carried the owner's `server.token`. */
+  authenticatedOwner?: boolean;
   onEvent?: (event: ChatBackendEvent) => void;
   signal?: AbortSignal;
 }

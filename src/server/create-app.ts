@@ -1,17 +1,21 @@
 /**
- * The hono app: health and the chat API (the same path as `clawbox chat`). Bodies are
- * validated and size-limited; when the server listens beyond loopback, /api/* requires
- * the configured bearer token. Errors are JSON `{error: {code, message}}`, never stacks.
+ * The hono app: health, the chat API (the same path as `clawbox chat`) and channel
+ * webhooks. Guards, each in its own file so the web console can compose with them:
+ * Host/Origin same-host check (every route but webhooks, which carry a platform
+ * signature), the owner token on /api/*, JSON-only bodies, a body size limit. Errors are
+ * JSON `{error: {code, message}}`, never stacks or plain text.
  */
-import { Hono } from "hono";
-import { bearerAuth } from "hono/bearer-auth";
-import { bodyLimit } from "hono/body-limit";
+import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { streamSSE } from "hono/streaming";
-import * as z from "zod";
 import { type ConsoleDeps, mountConsole } from "../console/index.ts";
 import type { Logger } from "../system/index.ts";
-import { type ChatBackend, textDeltaOf } from "./chat-backend.ts";
+import { limitBody } from "./body-size-limit.ts";
+import type { ChatBackend } from "./chat-backend.ts";
+import { mountChatRoute } from "./chat-route.ts";
+import { hostOriginGuard } from "./host-origin-guard.ts";
+import { requireJsonBody } from "./json-content-type.ts";
+import { jsonError } from "./json-error.ts";
+import { ownerToken } from "./owner-token.ts";
 
 export interface AppDeps {
   backend: ChatBackend;
@@ -23,6 +27,12 @@ export interface AppDeps {
   token?: string;
   logger: Logger;
   agentId: string;
+  /** The address the server listens on; its names pass the Host/Origin check. */
+  host?: string;
+  /** `server.allowedHosts`: more names that pass the Host/Origin check. */
+  allowedHosts?: readonly string[];
+  /** SSE keep-alive comment interval while a streamed turn runs (default 15 s). */
+  keepAliveMs?: number;
   /** Channel status for /health and the webhook routes (`POST /channels/<id>/webhook`). */
   channels?: ChannelRoutes;
   /** The web console at / and /console/* (loaded on its first request); absent = no console. */
@@ -35,15 +45,6 @@ export interface ChannelRoutes {
   webhook(channel: string, request: Request): Promise<Response> | undefined;
 }
 
-const chatBody = z.object({
-  message: z.string().min(1).max(100_000),
-  /** Session key or short name; default the web owner's main session. */
-  session: z.string().min(1).max(300).optional(),
-  stream: z.boolean().optional(),
-});
-
-const MAX_BODY_BYTES = 256 * 1024;
-
 export function sessionKeyFor(
   agentId: string,
   channel: string,
@@ -53,20 +54,25 @@ export function sessionKeyFor(
   return `agent:${agentId}:${channel}:direct:${session ?? "owner"}`;
 }
 
+/** Platform callbacks: reached through a reverse proxy (any Host), verified by signature. */
+const WEBHOOK_PATH = /^\/channels\//;
+
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     deps.logger.error("request failed", { path: c.req.path, error: error.message });
-    return c.json({ error: { code: "INTERNAL", message: "internal error" } }, 500);
+    return jsonError(c, 500, "INTERNAL", "internal error");
   });
   app.notFound((c) =>
-    c.json(
-      { error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } },
-      404,
-    ),
+    jsonError(c, 404, "HTTP_NOT_FOUND", `no route ${c.req.method} ${c.req.path}`),
   );
+  const sameHost = hostOriginGuard({
+    ...(deps.host ? { boundHost: deps.host } : {}),
+    allowedHosts: deps.allowedHosts ?? [],
+  });
+  app.use("*", async (c, next) => (WEBHOOK_PATH.test(c.req.path) ? next() : sameHost(c, next)));
 
   app.get("/health", (c) => {
     const db = deps.dbHealth();
@@ -82,108 +88,30 @@ export function createApp(deps: AppDeps): Hono {
 
   // Platform webhooks: no bearer token (they come through the owner's reverse proxy);
   // each channel authenticates its platform's signature before doing anything.
-  const webhookLimit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) =>
-      c.json(
-        {
-          error: {
-            code: "HTTP_BAD_REQUEST",
-            message: `body larger than ${MAX_BODY_BYTES} bytes`,
-          },
-        },
-        413,
-      ),
-  });
-  const forwardWebhook = (channel: string, request: Request): Response | Promise<Response> =>
-    deps.channels?.webhook(channel, request) ??
-    Response.json(
-      {
-        error: {
-          code: "NOT_FOUND",
-          message: `channel ${channel} takes no webhooks (not in webhook mode, or still starting)`,
-        },
-      },
-      { status: 404 },
+  const webhookLimit = limitBody();
+  const forwardWebhook = (c: Context, channel: string): Response | Promise<Response> =>
+    deps.channels?.webhook(channel, c.req.raw) ??
+    jsonError(
+      c,
+      404,
+      "HTTP_NOT_FOUND",
+      `channel ${channel} takes no webhooks (not in webhook mode, or still starting)`,
     );
   app.post("/channels/:channel/webhook", webhookLimit, (c) =>
-    forwardWebhook(c.req.param("channel"), c.req.raw),
+    forwardWebhook(c, c.req.param("channel")),
   );
   // The WeCom self-built app's callback URL (GET: URL verification, POST: messages).
   app.on(["GET", "POST"], "/channels/wecom/app", webhookLimit, (c) =>
-    forwardWebhook("wecom-app", c.req.raw),
+    forwardWebhook(c, "wecom-app"),
   );
 
   if (deps.console) mountConsole(app, deps.console);
 
-  if (deps.token) app.use("/api/*", bearerAuth({ token: deps.token }));
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json(
-          {
-            error: {
-              code: "HTTP_BAD_REQUEST",
-              message: `body larger than ${MAX_BODY_BYTES} bytes`,
-            },
-          },
-          413,
-        ),
-    }),
-  );
-
-  app.post("/api/chat", async (c) => {
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      return c.json(
-        { error: { code: "HTTP_BAD_REQUEST", message: "body is not valid JSON" } },
-        400,
-      );
-    }
-    const parsed = chatBody.safeParse(raw);
-    if (!parsed.success) {
-      const message = parsed.error.issues
-        .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
-        .join("; ");
-      return c.json({ error: { code: "HTTP_BAD_REQUEST", message } }, 400);
-    }
-    const body = parsed.data;
-    const request = {
-      sessionKey: sessionKeyFor(deps.agentId, "web", body.session),
-      text: body.message,
-      channel: "web",
-      senderId: "web:owner",
-      chatType: "direct" as const,
-      signal: c.req.raw.signal,
-    };
-    const wantsStream =
-      body.stream === true || (c.req.header("accept") ?? "").includes("text/event-stream");
-    if (!wantsStream) {
-      const result = await deps.backend.chat(request);
-      return c.json(result, result.error ? 502 : 200);
-    }
-    return streamSSE(c, async (stream) => {
-      const pending: Promise<void>[] = [];
-      const result = await deps.backend.chat({
-        ...request,
-        onEvent: (event) => {
-          const delta = textDeltaOf(event);
-          if (delta)
-            pending.push(
-              stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta }) }),
-            );
-        },
-      });
-      await Promise.all(pending);
-      await stream.writeSSE({
-        event: result.error ? "error" : "done",
-        data: JSON.stringify(result),
-      });
-    });
+  app.use("/api/*", ownerToken(deps.token), requireJsonBody(), limitBody());
+  mountChatRoute(app, {
+    backend: deps.backend,
+    agentId: deps.agentId,
+    keepAliveMs: deps.keepAliveMs ?? 15_000,
   });
 
   return app;

@@ -21,6 +21,8 @@ function echoBackend(calls: ChatBackendRequest[]): ChatBackend {
   };
 }
 
+const JSON_HEADERS = { "content-type": "application/json" };
+
 function serve(token?: string) {
   const calls: ChatBackendRequest[] = [];
   const app = createApp({
@@ -56,24 +58,31 @@ describe("HTTP API", () => {
     expect(body.uptimeMs).toBeGreaterThanOrEqual(1000);
   });
 
-  it("POST /api/chat answers with JSON on the web owner's session", async () => {
+  it("POST /api/chat answers with JSON on the local web session, as a non-owner", async () => {
     const res = await fetch(`${s.base}/api/chat`, {
       method: "POST",
       body: JSON.stringify({ message: "hello" }),
-      headers: { "content-type": "application/json" },
+      headers: JSON_HEADERS,
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       reply: "echo: hello",
-      sessionKey: "agent:main:web:direct:owner",
+      sessionKey: "agent:main:web:direct:local",
     });
-    expect(s.calls.at(-1)).toMatchObject({ channel: "web", chatType: "direct", text: "hello" });
+    expect(s.calls.at(-1)).toMatchObject({
+      channel: "web",
+      chatType: "direct",
+      text: "hello",
+      senderId: "web:local",
+    });
+    expect(s.calls.at(-1)?.authenticatedOwner).toBeUndefined();
   });
 
   it("streams deltas and a final done event with SSE when asked", async () => {
     const res = await fetch(`${s.base}/api/chat`, {
       method: "POST",
       body: JSON.stringify({ message: "hello", stream: true, session: "kitchen" }),
+      headers: JSON_HEADERS,
     });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const text = await res.text();
@@ -98,7 +107,11 @@ describe("HTTP API", () => {
   });
 
   it("rejects malformed and invalid bodies with a clear 400", async () => {
-    const bad = await fetch(`${s.base}/api/chat`, { method: "POST", body: "{not json" });
+    const bad = await fetch(`${s.base}/api/chat`, {
+      method: "POST",
+      body: "{not json",
+      headers: JSON_HEADERS,
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({
       error: { code: "HTTP_BAD_REQUEST", message: "body is not valid JSON" },
@@ -106,6 +119,7 @@ describe("HTTP API", () => {
     const empty = await fetch(`${s.base}/api/chat`, {
       method: "POST",
       body: JSON.stringify({ message: 5 }),
+      headers: JSON_HEADERS,
     });
     expect(empty.status).toBe(400);
     expect(((await empty.json()) as { error: { message: string } }).error.message).toContain(
@@ -117,8 +131,10 @@ describe("HTTP API", () => {
     const res = await fetch(`${s.base}/api/chat`, {
       method: "POST",
       body: JSON.stringify({ message: "x".repeat(300_000) }),
+      headers: JSON_HEADERS,
     });
     expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: { code: "HTTP_BODY_TOO_LARGE" } });
     expect((await fetch(`${s.base}/health`)).status).toBe(200);
   });
 });
@@ -130,14 +146,18 @@ describe("HTTP API with a token", () => {
       const denied = await fetch(`${s.base}/api/chat`, {
         method: "POST",
         body: JSON.stringify({ message: "hi" }),
+        headers: JSON_HEADERS,
       });
       expect(denied.status).toBe(401);
+      expect(await denied.json()).toMatchObject({ error: { code: "HTTP_UNAUTHORIZED" } });
       const allowed = await fetch(`${s.base}/api/chat`, {
         method: "POST",
         body: JSON.stringify({ message: "hi" }),
-        headers: { authorization: "Bearer a-very-long-secret-token" },
+        headers: { ...JSON_HEADERS, authorization: "Bearer a-very-long-secret-token" },
       });
       expect(allowed.status).toBe(200);
+      expect(await allowed.json()).toMatchObject({ sessionKey: "agent:main:web:direct:owner" });
+      expect(s.calls.at(-1)).toMatchObject({ senderId: "web:token", authenticatedOwner: true });
       expect((await fetch(`${s.base}/health`)).status).toBe(200);
     } finally {
       s.server.stop(true);

@@ -92,6 +92,8 @@ export const runCommand: Command = {
       startedAt,
       dbHealth: runtime.dbHealth,
       token: config.server.token,
+      host,
+      allowedHosts: config.server.allowedHosts,
       logger: runtime.logger.child("http"),
       agentId: config.agent.id,
       channels: {

@@ -7,7 +7,13 @@ export const serverSection = z
     port: z.number().int().min(1).max(65535).default(18790),
     /** Bearer token required for /api/* when bound to a non-loopback address. */
     token: z.string().min(16).optional(),
+    /**
+     * Host names (besides the bound address, localhost and loopback addresses) that
+     * requests may carry in Host and Origin, e.g. "clawbox.local". Anything else gets
+     * 403, which stops DNS rebinding and cross-site requests from web pages.
+     */
+    allowedHosts: z.array(z.string().min(1)).default([]),
   })
-  .default({ host: "127.0.0.1", port: 18790 });
+  .default({ host: "127.0.0.1", port: 18790, allowedHosts: [] });
 
 export type ServerConfig = z.infer<typeof serverSection>;

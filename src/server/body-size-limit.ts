@@ -1,0 +1,12 @@
+/** Request bodies above the limit are refused with 413 before they are read whole. */
+import { bodyLimit } from "hono/body-limit";
+import { jsonError } from "./json-error.ts";
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export const limitBody = () =>
+  bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) =>
+      jsonError(c, 413, "HTTP_BODY_TOO_LARGE", `body larger than ${MAX_BODY_BYTES} bytes`),
+  });

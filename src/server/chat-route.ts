@@ -1,0 +1,123 @@
+/**
+ * `POST /api/chat`: one turn through the agent, answered as JSON or streamed as SSE
+ * (docs/HTTP-API.md). A turn on a Pi can take minutes, so the request's idle timeout is
+ * switched off for it (Bun would otherwise abort it after `idleTimeout`), and a stream
+ * sends a keep-alive comment while the model is quiet so proxies keep it open too.
+ */
+import type { Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import * as z from "zod";
+import { isClawboxError } from "../errors/index.ts";
+import { type ChatBackend, type ChatBackendRequest, textDeltaOf } from "./chat-backend.ts";
+import { jsonError } from "./json-error.ts";
+import { isOwnerRequest } from "./owner-token.ts";
+import { webSessionKey } from "./web-session.ts";
+
+export const chatBody = z.object({
+  message: z
+    .string()
+    .max(100_000)
+    .refine((text) => text.trim().length > 0, "must not be empty or only spaces"),
+  /** Short session name or (owner only) a full session key. */
+  session: z.string().min(1).max(300).optional(),
+  stream: z.boolean().optional(),
+});
+
+export interface ChatRouteOptions {
+  backend: ChatBackend;
+  agentId: string;
+  /** Milliseconds between SSE keep-alive comments. */
+  keepAliveMs: number;
+}
+
+/** Sender of an unauthenticated web request: not an owner unless listed in agent.owners. */
+export const WEB_LOCAL_SENDER = "web:local";
+/** Sender of a request that carried the owner's server.token. */
+export const WEB_TOKEN_SENDER = "web:token";
+
+/** Lets this request run past the server's idle timeout (Bun: `server.timeout(req, 0)`). */
+function noIdleTimeout(c: Context): void {
+  const server = c.env as { timeout?: (request: Request, seconds: number) => void } | undefined;
+  server?.timeout?.(c.req.raw, 0);
+}
+
+async function readBody(c: Context) {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return { error: jsonError(c, 400, "HTTP_BAD_REQUEST", "body is not valid JSON") };
+  }
+  const parsed = chatBody.safeParse(raw);
+  if (!parsed.success) {
+    const message = parsed.error.issues
+      .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
+      .join("; ");
+    return { error: jsonError(c, 400, "HTTP_BAD_REQUEST", message) };
+  }
+  return { body: parsed.data };
+}
+
+export function mountChatRoute(app: Hono, options: ChatRouteOptions): void {
+  app.post("/api/chat", async (c) => {
+    const read = await readBody(c);
+    if (!read.body) return read.error;
+    const body = read.body;
+    const owner = isOwnerRequest(c);
+    let sessionKey: string;
+    try {
+      sessionKey = webSessionKey({ agentId: options.agentId, session: body.session, owner });
+    } catch (error) {
+      if (!isClawboxError(error)) throw error;
+      return error.code === "HTTP_FORBIDDEN"
+        ? jsonError(c, 403, "HTTP_FORBIDDEN", error.message)
+        : jsonError(c, 400, "HTTP_BAD_REQUEST", error.message);
+    }
+    noIdleTimeout(c);
+    const request: ChatBackendRequest = {
+      sessionKey,
+      text: body.message,
+      channel: "web",
+      senderId: owner ? WEB_TOKEN_SENDER : WEB_LOCAL_SENDER,
+      chatType: "direct",
+      ...(owner ? { authenticatedOwner: true } : {}),
+      signal: c.req.raw.signal,
+    };
+    const wantsStream =
+      body.stream === true || (c.req.header("accept") ?? "").includes("text/event-stream");
+    if (!wantsStream) {
+      const result = await options.backend.chat(request);
+      return c.json(result, result.error ? 502 : 200);
+    }
+    return streamSSE(c, async (stream) => {
+      const keepAlive = setInterval(() => {
+        void stream.write(": keep-alive\n\n");
+      }, options.keepAliveMs);
+      try {
+        const pending: Promise<void>[] = [];
+        const result = await options.backend.chat({
+          ...request,
+          onEvent: (event) => {
+            const delta = textDeltaOf(event);
+            if (delta)
+              pending.push(
+                stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta }) }),
+              );
+          },
+        });
+        await Promise.all(pending);
+        await stream.writeSSE({
+          event: result.error ? "error" : "done",
+          data: JSON.stringify(result),
+        });
+      } finally {
+        clearInterval(keepAlive);
+      }
+    });
+  });
+  app.all("/api/chat", (c) =>
+    jsonError(c, 405, "HTTP_METHOD_NOT_ALLOWED", `${c.req.method} /api/chat: use POST`, {
+      Allow: "POST",
+    }),
+  );
+}

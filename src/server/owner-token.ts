@@ -1,0 +1,48 @@
+/**
+ * The owner's bearer token (`server.token`). When configured, every /api/* request must
+ * carry it (401 in JSON otherwise), and a request that does is the owner's. The
+ * comparison takes the same time whatever the token, so it leaks nothing by timing.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import { jsonError } from "./json-error.ts";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** Set by `ownerToken` when the request carried the valid owner token. */
+    clawboxOwner: boolean;
+  }
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Requires `Authorization: Bearer <token>`; undefined token = no check (loopback only). */
+export function ownerToken(token: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    if (!token) return next();
+    const header = c.req.header("authorization") ?? "";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1] || !sameToken(match[1], token)) {
+      return jsonError(
+        c,
+        401,
+        "HTTP_UNAUTHORIZED",
+        header
+          ? "the bearer token is not valid"
+          : "this API needs Authorization: Bearer <server.token>",
+        { "WWW-Authenticate": 'Bearer realm="clawbox"' },
+      );
+    }
+    c.set("clawboxOwner", true);
+    return next();
+  };
+}
+
+/** True when this request proved it is the owner's (valid `server.token`). */
+export function isOwnerRequest(c: Context): boolean {
+  return c.get("clawboxOwner") === true;
+}
