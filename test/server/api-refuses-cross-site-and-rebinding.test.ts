@@ -56,7 +56,7 @@ function serve(
     ...(options.idleTimeout ? { idleTimeout: options.idleTimeout } : {}),
   });
   servers.push(server);
-  return { calls, port: server.port, base: `http://127.0.0.1:${server.port}` };
+  return { calls, port: Number(server.port), base: `http://127.0.0.1:${server.port}` };
 }
 
 /** One raw HTTP/1.1 request (fetch cannot send a foreign Host); returns status and body. */
