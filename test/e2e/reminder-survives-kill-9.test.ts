@@ -82,7 +82,7 @@ describe("a reminder and kill -9", () => {
             },
           },
         },
-        agent: { owners: ["cli", "web:owner"] },
+        agent: { owners: ["cli", "web:local"] },
         memory: { enabled: false },
         heartbeat: { enabled: false },
       }),
