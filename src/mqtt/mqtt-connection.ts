@@ -70,7 +70,8 @@ export async function createMqttClient(
       ? tls.connect({
           host: address.host,
           port: address.port,
-          servername: address.host,
+          // SNI takes host names only; node refuses an IP address there.
+          ...(net.isIP(address.host) === 0 ? { servername: address.host } : {}),
           rejectUnauthorized: config.rejectUnauthorized,
           ...(ca ? { ca } : {}),
         })

@@ -9,6 +9,7 @@ import { Aedes } from "aedes";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createMqttBridge,
+  MAX_PENDING_TURNS,
   MAX_PROMPT_BYTES,
   type MqttBridge,
   topicLayout,
@@ -75,6 +76,8 @@ async function setup(
   options: {
     reply?: (text: string) => string;
     delayMs?: number;
+    /** The model never answers (until the agent closes). */
+    hang?: boolean;
     owners?: string[];
     mqtt?: Record<string, unknown>;
     broker?: Broker;
@@ -93,6 +96,7 @@ async function setup(
             ? last.content
             : last.content.map((b) => (b.type === "text" ? b.text : "")).join("")
           : "";
+      if (options.hang) return { hang: true };
       return { text: (options.reply ?? ((t) => `re: ${t}`))(text), delayMs: options.delayMs ?? 0 };
     },
   });
@@ -279,6 +283,22 @@ describe("MQTT bridge for Home Assistant (aedes broker)", () => {
     expect(busy.at(-1)).toBe("OFF");
     expect(busy.filter((b) => b === "OFF")).toHaveLength(1);
     expect(userTexts(harness, "agent:main:mqtt:direct:home-assistant")).toHaveLength(3);
+  });
+
+  it("drops prompts beyond the waiting limit with an error event", async () => {
+    const { probe, topics } = await setup({ hang: true });
+    const since = probe.messages.length;
+    for (let n = 1; n <= MAX_PENDING_TURNS + 1; n++) {
+      await probe.publish(topics.prompt, JSON.stringify({ prompt: `p${n}`, id: `${n}` }));
+    }
+    const dropped = await probe.waitFor((m) => m.topic === topics.event, { since });
+    expect(probe.json(dropped)).toMatchObject({
+      event_type: "error",
+      id: `${MAX_PENDING_TURNS + 1}`,
+    });
+    expect(String(probe.json(dropped).text)).toContain(
+      `${MAX_PENDING_TURNS} prompts are already waiting`,
+    );
   });
 
   it("starts a new session and compacts on button presses", async () => {

@@ -40,7 +40,12 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-export async function startMosquitto(): Promise<Mosquitto> {
+/** `tls`: PEM files for a TLS listener (mqtts://); the URL then says mqtts. */
+export async function startMosquitto(tls?: {
+  cafile: string;
+  certfile: string;
+  keyfile: string;
+}): Promise<Mosquitto> {
   if (!MOSQUITTO) throw new Error("mosquitto is not installed");
   const dir = mkdtempSync(join(tmpdir(), "clawbox-mosquitto-"));
   const port = await freePort();
@@ -50,6 +55,9 @@ export async function startMosquitto(): Promise<Mosquitto> {
     [
       `listener ${port} 127.0.0.1`,
       "allow_anonymous true",
+      ...(tls
+        ? [`cafile ${tls.cafile}`, `certfile ${tls.certfile}`, `keyfile ${tls.keyfile}`]
+        : []),
       "persistence false",
       "log_dest stderr",
       "log_type all",
@@ -73,7 +81,7 @@ export async function startMosquitto(): Promise<Mosquitto> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
-    url: `mqtt://127.0.0.1:${port}`,
+    url: `${tls ? "mqtts" : "mqtt"}://127.0.0.1:${port}`,
     port,
     log: () => output,
     async stop() {

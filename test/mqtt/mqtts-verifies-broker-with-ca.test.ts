@@ -1,0 +1,112 @@
+/**
+ * `mqtts://` with `mqtt.ca`: the bridge connects to a real mosquitto TLS listener whose
+ * certificate is signed by a throwaway CA (made here with the openssl CLI), and refuses
+ * the same broker when it is not told the CA.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMqttBridge, type MqttBridge } from "../../src/mqtt/index.ts";
+import { silentLogger } from "../../src/system/index.ts";
+import { createHarness } from "../agent/agent-harness.ts";
+import { MOSQUITTO, type Mosquitto, startMosquitto } from "../support/mosquitto.ts";
+
+const OPENSSL = "/usr/bin/openssl";
+const missing = !MOSQUITTO ? "mosquitto" : !existsSync(OPENSSL) ? "openssl" : undefined;
+if (missing) console.warn(`skipping the mqtts test: ${missing} is not installed`);
+
+function openssl(args: string[]): void {
+  const run = spawnSync(OPENSSL, args, { encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${run.stderr}`);
+}
+
+/** A CA and a server certificate for 127.0.0.1 signed by it. */
+function makeCertificates(dir: string) {
+  const f = (name: string) => join(dir, name);
+  writeFileSync(f("san.ext"), "subjectAltName=IP:127.0.0.1\n");
+  const subject = (cn: string) => ["-nodes", "-subj", `/CN=${cn}`, "-newkey", "rsa:2048"];
+  openssl([
+    "req",
+    "-x509",
+    ...subject("test-ca"),
+    "-days",
+    "2",
+    "-keyout",
+    f("ca.key"),
+    "-out",
+    f("ca.pem"),
+  ]);
+  openssl(["req", ...subject("127.0.0.1"), "-keyout", f("server.key"), "-out", f("server.csr")]);
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    f("server.csr"),
+    "-CA",
+    f("ca.pem"),
+    "-CAkey",
+    f("ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    f("san.ext"),
+    "-out",
+    f("server.pem"),
+  ]);
+  // mosquitto started as root reads its files as the user "mosquitto".
+  chmodSync(dir, 0o755);
+  for (const name of ["ca.pem", "server.pem", "server.key"]) chmodSync(f(name), 0o644);
+  return { cafile: f("ca.pem"), certfile: f("server.pem"), keyfile: f("server.key") };
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(missing !== undefined)("mqtts:// with a CA file", () => {
+  async function bridgeFor(broker: Mosquitto, ca?: string): Promise<MqttBridge> {
+    const harness = createHarness({
+      config: { mqtt: { enabled: true, url: broker.url, nodeId: "tlsbox", ...(ca ? { ca } : {}) } },
+    });
+    cleanups.push(() => harness.close());
+    const bridge = createMqttBridge({
+      config: harness.config,
+      agent: harness.agent,
+      logger: silentLogger,
+      version: "1.0.0",
+      backoff: { initialMs: 100, maxMs: 200 },
+    });
+    cleanups.push(() => bridge.close());
+    await bridge.start();
+    return bridge;
+  }
+
+  it("connects when told the CA and refuses an unknown certificate otherwise", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawbox-tls-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const files = makeCertificates(dir);
+    const broker = await startMosquitto(files);
+    cleanups.push(() => broker.stop());
+    expect(broker.url).toMatch(/^mqtts:/);
+
+    const trusted = await bridgeFor(broker, files.cafile);
+    await waitUntil(() => trusted.status().state === "connected");
+
+    const untrusted = await bridgeFor(broker);
+    await waitUntil(() => untrusted.status().lastError !== undefined);
+    expect(untrusted.status().state).not.toBe("connected");
+    expect(untrusted.status().lastError).toMatch(/certificate/i);
+  });
+});
