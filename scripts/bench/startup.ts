@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- startup [--json] [--runs N] [--no-arm64] [--binary PATH] [--mqtt]`: time from exec of the
+ * `npm run bench -- startup [--json] [--runs N] [--no-arm64] [--binary PATH] [--mqtt] [--qq]`: time from exec of the
  * compiled binary (`clawbox run`, no model configured) to the READY=1 datagram on a
  * notify socket the benchmark binds, as systemd would see it, and the RSS of the process
  * right after READY. Median of N warm starts (the home already exists); the first start
@@ -15,12 +15,17 @@
  * `--mqtt` starts a real mosquitto on a free loopback port and enables the Home
  * Assistant bridge against it; besides RSS at READY it then reports the RSS once the
  * bridge has connected and published discovery (the mqtt package loads after READY).
+ *
+ * `--qq` starts the fake QQ platform (test/fakes) and enables `channels.qq` against it;
+ * it then also reports the RSS once the gateway has identified (the channel code loads
+ * and connects after READY, so READY must not move).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { bindNotifySocket } from "../../test/fakes/notify-socket.ts";
+import { FakeQqPlatform, waitUntil } from "../../test/fakes/qq-platform.ts";
 import { MOSQUITTO, type Mosquitto, startMosquitto } from "../../test/support/mosquitto.ts";
 import { startProbe } from "../../test/support/mqtt-probe.ts";
 
@@ -40,6 +45,23 @@ interface Start {
   rssAnonMb: number;
   /** With --mqtt: RSS once the bridge said `online` on the broker. */
   rssMqttMb?: number;
+  /** With --qq: RSS once the QQ gateway has identified. */
+  rssQqMb?: number;
+}
+
+const qqPlatform = args.includes("--qq") ? new FakeQqPlatform().start() : undefined;
+let qqStarts = 0;
+
+/** Resolves when the box under test has sent its (next) Identify to the fake QQ gateway. */
+async function qqIdentified(): Promise<void> {
+  if (!qqPlatform) return;
+  qqStarts += 1;
+  const want = qqStarts;
+  await waitUntil(
+    () => qqPlatform.connections.filter((c) => c.some((f) => f.op === 2)).length >= want,
+    10_000,
+    "the QQ gateway identify",
+  );
 }
 
 const withMqtt = args.includes("--mqtt");
@@ -93,6 +115,11 @@ async function startOnce(command: string[], home: string, timeoutMs: number): Pr
       await Bun.sleep(500);
       start.rssMqttMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
     }
+    if (qqPlatform) {
+      await qqIdentified();
+      await Bun.sleep(500);
+      start.rssQqMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
+    }
     return start;
   } catch (error) {
     child.kill("SIGKILL");
@@ -115,10 +142,24 @@ function median(values: number[]): number {
 
 async function measure(command: string[], count: number, timeoutMs: number) {
   const home = mkdtempSync(join(tmpdir(), "clawbox-bench-startup-"));
-  if (broker) {
+  if (broker || qqPlatform) {
     writeFileSync(
       join(home, "clawbox.json"),
-      JSON.stringify({ mqtt: { enabled: true, url: broker.url, nodeId: "bench" } }),
+      JSON.stringify({
+        ...(broker ? { mqtt: { enabled: true, url: broker.url, nodeId: "bench" } } : {}),
+        ...(qqPlatform
+          ? {
+              channels: {
+                qq: {
+                  appId: qqPlatform.appId,
+                  clientSecret: qqPlatform.clientSecret,
+                  apiBase: qqPlatform.url,
+                  tokenUrl: qqPlatform.tokenUrl,
+                },
+              },
+            }
+          : {}),
+      }),
     );
   }
   try {
@@ -133,6 +174,7 @@ async function measure(command: string[], count: number, timeoutMs: number) {
       rssMb: median(warm.map((s) => s.rssMb)),
       rssAnonMb: median(warm.map((s) => s.rssAnonMb)),
       rssMqttMb: broker ? median(warm.map((s) => s.rssMqttMb ?? Number.NaN)) : undefined,
+      rssQqMb: qqPlatform ? median(warm.map((s) => s.rssQqMb ?? Number.NaN)) : undefined,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -174,6 +216,12 @@ if (x.rssMqttMb !== undefined) {
   );
 }
 
+if (x.rssQqMb !== undefined) {
+  log(
+    `x64 compiled: RSS with channels.qq connected (gateway identified, fake platform) ${round(x.rssQqMb)} MB — target ≤ 45 MB`,
+  );
+}
+
 let arm: { readyMs: number; firstStartReadyMs: number; ratioToX64: number } | null = null;
 const qemu = "/usr/bin/qemu-aarch64-static";
 if (args.includes("--no-arm64")) {
@@ -205,12 +253,13 @@ if (json) {
       rssMb: round(x.rssMb),
       rssAnonMb: round(x.rssAnonMb),
       ...(x.rssMqttMb !== undefined ? { mqtt: true, rssMqttConnectedMb: round(x.rssMqttMb) } : {}),
+      ...(x.rssQqMb !== undefined ? { qq: true, rssQqConnectedMb: round(x.rssQqMb) } : {}),
       readyMsMin: round(x.readyMsMin),
       firstStartReadyMs: round(x.firstStartReadyMs),
       runs,
       pageCacheDropped: !keepPageCache,
       targets: { readyMs: 150, rssMb: 45 },
-      pass: x.readyMs <= 150 && x.rssMb <= 45 && (x.rssMqttMb ?? 0) <= 45,
+      pass: x.readyMs <= 150 && x.rssMb <= 45 && (x.rssMqttMb ?? 0) <= 45 && (x.rssQqMb ?? 0) <= 45,
       arm64Qemu: arm && {
         readyMs: round(arm.readyMs),
         firstStartReadyMs: round(arm.firstStartReadyMs),
@@ -220,3 +269,4 @@ if (json) {
   );
 }
 await broker?.stop();
+await qqPlatform?.stop();

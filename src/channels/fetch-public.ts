@@ -53,7 +53,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
   if (declared > maxBytes)
     throw new ClawboxError(
       "HTTP_BAD_REQUEST",
-      `download is ${declared} bytes, over the ${maxBytes} cap`,
+      `download is ${declared} bytes, over the ${maxBytes} byte cap`,
     );
   const chunks: Uint8Array[] = [];
   let total = 0;

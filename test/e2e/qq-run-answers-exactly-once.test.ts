@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Store } from "../../src/store/index.ts";
 import { waitUntil } from "../fakes/qq-platform.ts";
+import { spawnCli } from "../support/spawn-cli.ts";
 import { kill9, prepareQqRun } from "./qq-run-support.ts";
 
 const settle = () => new Promise((done) => setTimeout(done, 1500));
@@ -44,6 +45,29 @@ describe("clawbox run with channels.qq against the fake QQ platform", () => {
       );
       expect(run.platform.sent.every((m) => m.body.content === "ok")).toBe(true);
       expect(run.model.requests).toHaveLength(2);
+
+      // The same state from another process (CLI), from doctor, and over /health.
+      const env = { CLAWBOX_HOME: run.home, CLAWBOX_CONFIG: "" };
+      const cli = await spawnCli(["channels", "status", "--json"], env);
+      expect(cli.code).toBe(0);
+      const [qq] = (JSON.parse(cli.stdout) as { channels: Record<string, unknown>[] }).channels;
+      expect(qq).toMatchObject({
+        channel: "qq",
+        enabled: true,
+        state: "connected",
+        inbox: { answered: 2 },
+        outbox: { sent: 2 },
+      });
+      expect(typeof qq?.lastEventAt).toBe("number");
+      const text = await spawnCli(["channels", "status"], env);
+      expect(text.stdout).toContain("qq: connected");
+      const doctor = await spawnCli(["doctor", "--json"], env);
+      const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string }[] })
+        .checks;
+      expect(checks.find((c) => c.name === "channel qq")?.status).toBe("ok");
+      const health = (await (await fetch(`${run.url()}/health`)).json()) as { channels: unknown[] };
+      expect(health.channels[0]).toMatchObject({ channel: "qq", state: "connected" });
+      expect(JSON.stringify(health)).not.toContain(run.platform.clientSecret);
     } finally {
       await run.close();
     }
@@ -101,6 +125,15 @@ describe("clawbox run with channels.qq against the fake QQ platform", () => {
       await waitUntil(() => run.platform.attempts.length === 1, 20_000, "the failed first send");
       await kill9(first);
       expect(run.platform.sent).toHaveLength(0);
+      const gone = await spawnCli(["channels", "status", "--json"], {
+        CLAWBOX_HOME: run.home,
+        CLAWBOX_CONFIG: "",
+      });
+      expect(JSON.parse(gone.stdout).channels[0]).toMatchObject({
+        state: "stopped",
+        reason: "clawbox run is not running",
+        inbox: { answered: 1 },
+      });
       await run.start();
       await waitUntil(() => run.platform.sent.length === 1, 30_000, "the reply after restart");
       await settle();

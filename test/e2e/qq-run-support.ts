@@ -15,6 +15,8 @@ export interface QqRun {
   model: ScriptedServer;
   /** Starts `clawbox run`; resolves when it listens. */
   start(): Promise<ChildProcess>;
+  /** HTTP base URL of the latest started process. */
+  url(): string;
   stderr(): string;
   close(): Promise<void>;
 }
@@ -53,7 +55,9 @@ export async function prepareQqRun(qq: Record<string, unknown> = {}): Promise<Qq
   );
   const children: ChildProcess[] = [];
   let stderr = "";
+  let url = "";
   return {
+    url: () => url,
     home,
     platform,
     model,
@@ -69,7 +73,11 @@ export async function prepareQqRun(qq: Record<string, unknown> = {}): Promise<Qq
           stderr += d;
         });
         child.stdout?.on("data", (d) => {
-          if (String(d).includes("listening on")) resolve(child);
+          const listening = /listening on (http:\/\/\S+)/.exec(String(d));
+          if (listening?.[1]) {
+            url = listening[1];
+            resolve(child);
+          }
         });
         child.on("exit", (code, signal) =>
           reject(new Error(`clawbox run exited (${code ?? signal}): ${stderr.slice(-1500)}`)),

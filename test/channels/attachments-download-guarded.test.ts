@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fetchPublic, type InboundMessage, prepareAttachments } from "../../src/channels/index.ts";
+
+let server: ReturnType<typeof Bun.serve> | undefined;
+let base = "";
+let png: Buffer;
+
+beforeAll(async () => {
+  const { Jimp } = await import("jimp");
+  png = await new Jimp({ width: 2400, height: 1200, color: 0x336699ff }).getBuffer("image/png");
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === "/cat.png")
+        return new Response(png, { headers: { "content-type": "image/png" } });
+      if (path === "/page.png")
+        return new Response("<html>login</html>", { headers: { "content-type": "text/html" } });
+      if (path === "/huge.png")
+        return new Response(new Uint8Array(2048), { headers: { "content-type": "image/png" } });
+      if (path === "/stream.png")
+        return new Response(
+          new ReadableStream({
+            start(controller) {
+              for (let i = 0; i < 4; i++) controller.enqueue(new Uint8Array(512));
+              controller.close();
+            },
+          }),
+          { headers: { "content-type": "image/png" } },
+        );
+      if (path === "/to-private") return Response.redirect("http://10.1.2.3/cat.png", 302);
+      if (path === "/to-loopback") return Response.redirect(`${base}/cat.png`, 302);
+      if (path === "/to-metadata") return Response.redirect("http://169.254.169.254/latest", 302);
+      return new Response("no", { status: 404 });
+    },
+  });
+  base = `http://127.0.0.1:${server.port}`;
+});
+afterAll(async () => {
+  await server?.stop(true);
+});
+
+function withAttachments(
+  attachments: InboundMessage["attachments"],
+  text = "look",
+): InboundMessage {
+  return {
+    channel: "qq",
+    messageId: "m",
+    chatType: "direct",
+    senderId: "U",
+    text,
+    mentioned: true,
+    sentAt: Date.now(),
+    attachments,
+  };
+}
+
+describe("inbound attachments", () => {
+  it("uses the platform transcript of a voice message, or says there is none", async () => {
+    const prepared = await prepareAttachments(
+      withAttachments(
+        [
+          { kind: "voice", transcript: "打开客厅的灯", url: `${base}/v.silk` },
+          { kind: "voice", url: `${base}/v2.silk` },
+        ],
+        "",
+      ),
+    );
+    expect(prepared.text).toBe("[voice message] 打开客厅的灯\n[voice message, no transcript]");
+    expect(prepared.images).toEqual([]);
+  });
+
+  it("describes an image for a model without vision and attaches it scaled to 1200 px for one with", async () => {
+    const image = [{ kind: "image" as const, url: `${base}/cat.png`, name: "cat.png" }];
+    const described = await prepareAttachments(withAttachments(image), { vision: false });
+    expect(described).toEqual({ text: "look\n[image: cat.png]", images: [] });
+    const seen = await prepareAttachments(withAttachments(image), { vision: true });
+    expect(seen.text).toBe("look");
+    expect(seen.images).toHaveLength(1);
+    const { imageSize } = await import("image-size");
+    const size = imageSize(Buffer.from(seen.images[0]?.data ?? "", "base64"));
+    expect([size.width, size.height, seen.images[0]?.mimeType]).toEqual([1200, 600, "image/jpeg"]);
+  });
+
+  it("falls back to the description when the download is refused", async () => {
+    const prepared = await prepareAttachments(
+      withAttachments([{ kind: "image", url: `${base}/to-private`, name: "x.png" }]),
+      { vision: true },
+    );
+    expect(prepared).toEqual({ text: "look\n[image: x.png] (could not be loaded)", images: [] });
+  });
+
+  it("never follows a redirect into private, loopback or link-local addresses", async () => {
+    const options = { maxBytes: 1024 * 1024, contentTypePrefix: "image/" };
+    for (const path of ["/to-private", "/to-loopback", "/to-metadata"])
+      await expect(fetchPublic(`${base}${path}`, options)).rejects.toThrow(/private address/);
+    expect(
+      (await fetchPublic(`${base}/cat.png`, { ...options, maxBytes: 10 * 1024 * 1024 })).bytes
+        .length,
+    ).toBe(png.length);
+  });
+
+  it("refuses a body that is not an image or over the size cap", async () => {
+    await expect(
+      fetchPublic(`${base}/page.png`, { maxBytes: 1 << 20, contentTypePrefix: "image/" }),
+    ).rejects.toThrow(/expected image\/\* but got "text\/html"/);
+    await expect(
+      fetchPublic(`${base}/huge.png`, { maxBytes: 1000, contentTypePrefix: "image/" }),
+    ).rejects.toThrow(/over the 1000 byte cap/);
+  });
+});
