@@ -5,6 +5,7 @@
  */
 import { type Agent, createAgent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
+import { createDeviceTools } from "../devices/index.ts";
 import { createMemory, type MemoryService } from "../memory/index.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import type { Store } from "../store/index.ts";
@@ -61,6 +62,12 @@ export async function startRuntime(ctx: CliContext): Promise<Runtime> {
       paths,
       logger: logger.child("agent"),
       tools: [...(memory?.tools ?? []), ...scheduler.tools],
+      dynamicTools: createDeviceTools({
+        tools: config.tools,
+        home: paths.home,
+        workspace: paths.workspace,
+        vision: () => config.models.providers[config.models.primary]?.kind !== "local",
+      }),
     }),
   );
   let closed = false;

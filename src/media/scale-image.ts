@@ -27,6 +27,11 @@ export interface ScaleImageOptions {
   ffmpegPath?: string;
   /** Where the bytes came from, for error messages ("camera porch"). */
   label?: string;
+  /**
+   * Scale with the system ffmpeg when it is installed (native: ~10x faster than jimp on
+   * a Pi for camera frames); falls back to jimp when ffmpeg is absent or fails.
+   */
+  preferFfmpeg?: boolean;
 }
 
 export interface ScaledImage {
@@ -129,16 +134,14 @@ export async function scaleImageToJpeg(
       label,
       `${size.width}x${size.height} is over the ${(maxPixels / 1e6).toFixed(0)} megapixel cap`,
     );
-  let out: { data: Buffer; width: number; height: number };
+  let out: { data: Buffer; width: number; height: number } | undefined;
+  const ffmpeg = { maxSide, quality, ffmpegPath: options.ffmpegPath ?? "ffmpeg", label };
   try {
-    out =
+    if (options.preferFfmpeg && mimeType !== "image/webp")
+      out = await scaleWithFfmpeg(input, size, ffmpeg).catch(() => undefined);
+    out ??=
       mimeType === "image/webp"
-        ? await scaleWithFfmpeg(input, size, {
-            maxSide,
-            quality,
-            ffmpegPath: options.ffmpegPath ?? "ffmpeg",
-            label,
-          })
+        ? await scaleWithFfmpeg(input, size, ffmpeg)
         : await scaleWithJimp(input, maxSide, quality);
   } catch (error) {
     if (error instanceof ClawboxError) throw error;

@@ -9,16 +9,32 @@ import * as z from "zod";
 
 const nameField = z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, - and _ only");
 
-export const cameraEntrySchema = z.object({
-  name: nameField,
-  url: z.string().regex(/^https?:\/\/\S+$/, "must be an http(s) URL"),
-  description: z.string().optional(),
-  username: z.string().optional(),
-  passwordEnv: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")
-    .optional(),
-});
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
+
+/**
+ * A camera: an HTTP(S) snapshot URL, an RTSP stream (one frame via ffmpeg), a USB camera
+ * (`device: /dev/video0`) or the Pi camera (`source: rpicam`).
+ */
+export const cameraEntrySchema = z
+  .object({
+    name: nameField,
+    source: z.enum(["http", "rtsp", "v4l2", "rpicam"]).optional(),
+    url: z
+      .string()
+      .regex(/^(https?|rtsps?):\/\/\S+$/, "must be an http(s):// or rtsp:// URL")
+      .optional(),
+    device: z
+      .string()
+      .regex(/^\/dev\/\S+$/, "must be a /dev path")
+      .optional(),
+    description: z.string().optional(),
+    username: z.string().optional(),
+    passwordEnv: envName.optional(),
+    tokenEnv: envName.optional(),
+  })
+  .refine((c) => c.url || c.device || c.source === "rpicam", {
+    message: "needs a url, a device or source: rpicam",
+  });
 
 export const sshHostEntrySchema = z.object({
   name: nameField,

@@ -12,9 +12,11 @@ ignored; remove the comment markers to enable an example. Free notes may follow 
 sections.
 
 ## Cameras
-Keys: name (required, letters/digits/-/_), url (required: http(s) snapshot URL
-returning a JPEG or PNG), description, username, password_env (name of an environment
-variable holding the password; never write the password here).
+Keys: name (required, letters/digits/-/_), then one of: url (an http(s) snapshot URL
+returning a JPEG or PNG, or an rtsp:// stream), device (a USB camera, /dev/video0) or
+source: rpicam (the Pi camera); description, username, password_env / token_env (names
+of environment variables holding the password or a bearer token; never write secrets
+here). See docs/TOOLS.md.
 
 <!--
 - name: front-door
