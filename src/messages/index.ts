@@ -1,2 +1,3 @@
 export * from "./message.ts";
 export * from "./transcript-entry.ts";
+export * from "./transcript-entry-schema.ts";

@@ -8,6 +8,7 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { type ConsoleDeps, mountConsole } from "../console/index.ts";
+import { buildSessionKey } from "../context/index.ts";
 import type { Logger } from "../system/index.ts";
 import { limitBody } from "./body-size-limit.ts";
 import type { ChatBackend } from "./chat-backend.ts";
@@ -45,13 +46,23 @@ export interface ChannelRoutes {
   webhook(channel: string, request: Request): Promise<Response> | undefined;
 }
 
+/**
+ * The key of a CLI chat: a full key as given, a short name as that peer's own
+ * session, and no name as the owner's default one, which `agent.directSessionMode:
+ * "main"` collapses into the agent's main session (shared with the direct channels).
+ */
 export function sessionKeyFor(
   agentId: string,
   channel: string,
   session: string | undefined,
+  directSessionMode: "per-peer" | "main" = "per-peer",
 ): string {
   if (session?.includes(":")) return session;
-  return `agent:${agentId}:${channel}:direct:${session ?? "owner"}`;
+  if (session !== undefined) return `agent:${agentId}:${channel}:direct:${session}`;
+  return buildSessionKey(
+    { agentId, channel, chatType: "direct", peerId: "owner" },
+    directSessionMode,
+  );
 }
 
 /** Platform callbacks: reached through a reverse proxy (any Host), verified by signature. */

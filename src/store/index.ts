@@ -4,6 +4,12 @@ export { MIGRATIONS } from "./migrations/index.ts";
 export { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
 export { exportSessionJsonl, type ImportOptions, importSessionJsonl } from "./session-jsonl.ts";
 export {
+  type Lease,
+  type LeaseHolder,
+  type LeaseOptions,
+  SessionLeases,
+} from "./session-leases.ts";
+export {
   type ChatType,
   type CreateSessionInput,
   type DeliveryContext,

@@ -5,7 +5,11 @@
  */
 import * as z from "zod";
 import { ClawboxError } from "../errors/index.ts";
-import type { SessionHeader, TranscriptEntry } from "../messages/index.ts";
+import {
+  type SessionHeader,
+  type TranscriptEntry,
+  transcriptEntrySchema,
+} from "../messages/index.ts";
 import type { SessionRow } from "./session-store.ts";
 import type { Store } from "./store.ts";
 
@@ -17,21 +21,28 @@ const headerSchema = z.looseObject({
   cwd: z.string(),
 });
 
-const entrySchema = z.looseObject({
-  type: z.string().min(1),
-  id: z.string().min(1),
-  parentId: z.string().min(1).nullable(),
-  timestamp: z.string().min(1),
-});
-
-const messageEntrySchema = z.looseObject({
-  type: z.literal("message"),
-  message: z.looseObject({ role: z.string().min(1) }),
+/** What clawbox adds to the v3 header on export, so an import restores the session as it was. */
+const clawboxHeaderSchema = z.looseObject({
+  sessionKey: z.string().min(1).optional(),
+  compactionCount: z.number().int().min(0).optional(),
+  chatType: z.enum(["direct", "group", "system"]).optional(),
 });
 
 export function exportSessionJsonl(store: Store, sessionId: string): string {
   const session = store.sessions.require(sessionId);
-  const lines = [JSON.stringify(session.header)];
+  // A foreign file (imported without clawbox's header fields) is written back byte for byte.
+  const foreign = session.origin?.importedFrom !== undefined && !("clawbox" in session.header);
+  const header = foreign
+    ? session.header
+    : {
+        ...session.header,
+        clawbox: {
+          sessionKey: session.sessionKey,
+          compactionCount: session.compactionCount,
+          chatType: session.chatType,
+        },
+      };
+  const lines = [JSON.stringify(header)];
   for (const entry of store.transcript.all(sessionId)) lines.push(JSON.stringify(entry));
   return `${lines.join("\n")}\n`;
 }
@@ -49,8 +60,13 @@ function describe(error: z.ZodError): string {
 }
 
 export interface ImportOptions {
-  /** Session key for the imported session; default `agent:<agentId>:import:direct:<id>`. */
+  /**
+   * Session key for the imported session; default the key recorded at export, else
+   * `agent:<agentId>:import:direct:<id>`.
+   */
   sessionKey?: string;
+  /** Store under a fresh session id (re-importing a file whose session exists). */
+  newId?: boolean;
   agentId?: string;
   /** Name used in error messages. */
   source?: string;
@@ -92,12 +108,8 @@ export function importSessionJsonl(
       header = parsed.data as SessionHeader;
       return;
     }
-    const parsed = entrySchema.safeParse(value);
+    const parsed = transcriptEntrySchema.safeParse(value);
     if (!parsed.success) fail(source, lineNo, `invalid entry: ${describe(parsed.error)}`);
-    if (parsed.data.type === "message") {
-      const msg = messageEntrySchema.safeParse(value);
-      if (!msg.success) fail(source, lineNo, `invalid message entry: ${describe(msg.error)}`);
-    }
     if (ids.has(parsed.data.id)) fail(source, lineNo, `duplicate entry id ${parsed.data.id}`);
     if (parsed.data.parentId !== null && !ids.has(parsed.data.parentId)) {
       fail(source, lineNo, `parentId ${parsed.data.parentId} does not name an earlier entry`);
@@ -106,24 +118,46 @@ export function importSessionJsonl(
     entries.push(value as TranscriptEntry);
   });
   if (!header) fail(source, 1, "empty file: no session header");
-  const sessionHeader = header;
+  const extra = clawboxHeaderSchema.safeParse(header.clawbox ?? {});
+  if (!extra.success) fail(source, 1, `invalid clawbox header fields: ${describe(extra.error)}`);
+  const sessionHeader: SessionHeader = options.newId
+    ? { ...header, id: crypto.randomUUID() }
+    : header;
   if (store.sessions.get(sessionHeader.id)) {
     fail(
       source,
       1,
       `session ${sessionHeader.id} already exists`,
-      "delete it first or import a copy with a new id",
+      "import a copy with --new-id, or delete it first with clawbox sessions delete",
     );
   }
-  const key =
-    options.sessionKey ?? `agent:${options.agentId ?? "main"}:import:direct:${sessionHeader.id}`;
+  const importKey = `agent:${options.agentId ?? "main"}:import:direct:${sessionHeader.id}`;
+  let key = options.sessionKey ?? extra.data.sessionKey ?? importKey;
+  const holder = store.sessions.byKey(key);
+  if (holder) {
+    // Never take a key from a live conversation unasked: a copy gets its own key.
+    if (options.sessionKey || !options.newId) {
+      fail(
+        source,
+        1,
+        `session key ${key} already belongs to session ${holder.sessionId}`,
+        "import under another key with --key KEY, or as a copy with --new-id",
+      );
+    }
+    key = importKey;
+  }
+  const compactionCount =
+    extra.data.compactionCount ?? entries.filter((e) => e.type === "compaction").length;
   let row!: SessionRow;
   store.db.transaction(() => {
     row = store.sessions.create({
       sessionKey: key,
       header: sessionHeader,
       createdAt: Date.parse(sessionHeader.timestamp) || Date.now(),
+      origin: { importedFrom: source },
+      ...(extra.data.chatType ? { chatType: extra.data.chatType } : {}),
     });
+    store.sessions.update(row.sessionId, { compactionCount });
     for (const entry of entries) store.transcript.insertRaw(sessionHeader.id, entry);
     const last = entries[entries.length - 1];
     if (last) store.transcript.setLeaf(sessionHeader.id, last.id);

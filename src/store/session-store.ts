@@ -220,6 +220,22 @@ export class SessionStore {
     this.db.run(`UPDATE sessions SET ${sets.join(", ")} WHERE session_id = ?`, values);
   }
 
+  /**
+   * Deletes a session and its transcript. The key stops pointing at it (the next
+   * message under that key starts a fresh session); other sessions are untouched.
+   */
+  delete(sessionId: string): { entries: number } {
+    let entries = 0;
+    this.db.transaction(() => {
+      entries = this.db.run("DELETE FROM transcript_entries WHERE session_id = ?", [
+        sessionId,
+      ]).changes;
+      this.db.run("DELETE FROM session_keys WHERE session_id = ?", [sessionId]);
+      this.db.run("DELETE FROM sessions WHERE session_id = ?", [sessionId]);
+    })();
+    return { entries };
+  }
+
   list(): SessionSummary[] {
     const rows = this.db
       .query(

@@ -5,12 +5,14 @@
  */
 import type { Database } from "bun:sqlite";
 import { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
+import { SessionLeases } from "./session-leases.ts";
 import { SessionStore } from "./session-store.ts";
 import { TranscriptStore } from "./transcript-store.ts";
 
 export class Store {
   readonly sessions: SessionStore;
   readonly transcript: TranscriptStore;
+  readonly leases: SessionLeases;
 
   constructor(
     readonly db: Database,
@@ -20,6 +22,7 @@ export class Store {
   ) {
     this.sessions = new SessionStore(db);
     this.transcript = new TranscriptStore(db);
+    this.leases = new SessionLeases(db);
   }
 
   static open(options: OpenDatabaseOptions): Store {

@@ -92,7 +92,12 @@ export const chatCommand: Command = {
     }
     applyModelOverride(ctx, values.model);
     const runtime = await startRuntime(ctx);
-    const sessionKey = sessionKeyFor(runtime.config.agent.id, "cli", values.session);
+    const sessionKey = sessionKeyFor(
+      runtime.config.agent.id,
+      "cli",
+      values.session,
+      runtime.config.agent.directSessionMode,
+    );
     try {
       if (values.message !== undefined) {
         if (values.message.trim() === "")

@@ -13,6 +13,7 @@ import { ClawboxError } from "../../errors/index.ts";
 import { createMemory } from "../../memory/index.ts";
 import { readGgufHeader } from "../../models/index.ts";
 import { createProvider, type Provider, type ToolDefinition } from "../../providers/index.ts";
+import { sessionKeyFor } from "../../server/index.ts";
 import type { SessionRow } from "../../store/index.ts";
 import {
   applyToolPolicy,
@@ -120,7 +121,7 @@ export const contextCommand: Command = {
     "Usage: clawbox context <list|detail> [--session KEY] [--model-kind local|cloud] [--json]",
     "  list     per bootstrap file raw/injected chars, truncation, destination; totals",
     "  detail   also prompt sections, skills, tool schemas, pruning and repair",
-    "  --session KEY   a session key or id (default: a fresh session)",
+    "  --session KEY   a session key or id (default: your main CLI session, as chat uses)",
     "  --model-kind    report for a local or cloud model (default: the primary model's kind)",
     "  --model PATH    measure for this GGUF file as the local model (as chat --model does)",
     "  --exact         load the local model and count with its tokenizer (else estimates)",
@@ -162,7 +163,12 @@ export const contextCommand: Command = {
     }
     const store = ctx.store();
     let session: SessionRow | undefined;
-    if (values.session) {
+    if (!values.session) {
+      // The session `clawbox chat` continues by default (fresh when it has none yet).
+      session = store.sessions.byKey(
+        sessionKeyFor(config.agent.id, "cli", undefined, config.agent.directSessionMode),
+      );
+    } else {
       session = store.sessions.find(values.session);
       if (!session) {
         throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${values.session}`, {

@@ -1,4 +1,4 @@
-/** `clawbox sessions list|export|import`: inspect and move transcripts (pi/OpenClaw v3 JSONL). */
+/** `clawbox sessions list|export|import|delete`: inspect and move transcripts (pi/OpenClaw v3 JSONL). */
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { ClawboxError } from "../../errors/index.ts";
@@ -8,12 +8,15 @@ import { parseCommandArgs } from "../parse-args.ts";
 
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "list, export or import sessions",
+  summary: "list, export, import or delete sessions",
   usage: [
-    "Usage: clawbox sessions <list|export|import> [options]",
-    "  list [--json]               sessions, newest first, with message counts",
-    "  export ID|KEY [-o FILE]     write the transcript as JSONL (pi/OpenClaw v3)",
-    "  import FILE [--key KEY]     read a JSONL transcript into a new session",
+    "Usage: clawbox sessions <list|export|import|delete> [options]",
+    "  list [--json]                        sessions, newest first, with message counts",
+    "  export ID|KEY [-o FILE]              write the transcript as JSONL (pi/OpenClaw v3)",
+    "  import FILE [--key KEY] [--new-id]   read a JSONL transcript into a new session",
+    "                                       (keeps the exported key and compaction count;",
+    "                                       --new-id stores a copy of a session that exists)",
+    "  delete ID|KEY                        delete a session and its transcript for good",
   ].join("\n"),
   async run(ctx, args) {
     const [sub, ...rest] = args;
@@ -57,12 +60,28 @@ export const sessionsCommand: Command = {
         });
       }
       const text = exportSessionJsonl(store, session.sessionId);
-      if (values.output) writeFileSync(values.output, text);
-      else ctx.stdout.write(text);
+      if (!values.output) {
+        ctx.stdout.write(text);
+        return 0;
+      }
+      try {
+        writeFileSync(values.output, text);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new ClawboxError(
+          "CLI_USAGE",
+          `-o ${values.output}: cannot write the file (${code === "ENOENT" ? "its folder does not exist" : (code ?? String(error))})`,
+          { hint: "create the folder first or choose another path" },
+        );
+      }
+      ctx.stderr.write(`exported ${session.sessionId} to ${values.output}\n`);
       return 0;
     }
     if (sub === "import") {
-      const { values, positionals } = parseCommandArgs(rest, { key: { type: "string" } });
+      const { values, positionals } = parseCommandArgs(rest, {
+        key: { type: "string" },
+        "new-id": { type: "boolean" },
+      });
       const file = positionals[0];
       if (!file) throw new ClawboxError("CLI_USAGE", "import needs a JSONL file");
       let text: string;
@@ -76,9 +95,34 @@ export const sessionsCommand: Command = {
       const row = importSessionJsonl(store, text, {
         source: basename(file),
         ...(values.key ? { sessionKey: values.key } : {}),
+        newId: values["new-id"] ?? false,
       });
       ctx.stdout.write(
         `imported ${row.sessionId} as ${row.sessionKey} (${store.transcript.count(row.sessionId)} entries)\n`,
+      );
+      return 0;
+    }
+    if (sub === "delete") {
+      const { positionals } = parseCommandArgs(rest, {});
+      const id = positionals[0];
+      if (!id) throw new ClawboxError("CLI_USAGE", "delete needs a session id or key");
+      const session = store.sessions.find(id);
+      if (!session) {
+        throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${id}`, {
+          hint: 'list sessions with "clawbox sessions list"',
+        });
+      }
+      const holder = store.leases.holder(session.sessionKey);
+      if (holder) {
+        throw new ClawboxError(
+          "SESSION_BUSY",
+          `session ${session.sessionId} is in use by process ${holder.pid} on ${holder.host}`,
+          { hint: "wait for its reply to finish, or stop that process" },
+        );
+      }
+      const { entries } = store.sessions.delete(session.sessionId);
+      ctx.stdout.write(
+        `deleted session ${session.sessionId} (${session.sessionKey}, ${entries} entries)\n`,
       );
       return 0;
     }

@@ -1,4 +1,5 @@
 import { sessionsAndTranscript } from "./0001-sessions-transcript.ts";
+import { sessionLeases } from "./0002-session-leases.ts";
 import { memoryIndex } from "./0300-memory-index.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
 import { scheduler } from "./0430-scheduler.ts";
@@ -9,6 +10,7 @@ export type { Migration } from "./migration.ts";
 /** Every migration, in any order (they are sorted by version when applied). */
 export const MIGRATIONS: readonly Migration[] = [
   sessionsAndTranscript,
+  sessionLeases,
   memoryIndex,
   channelsInboxOutbox,
   scheduler,

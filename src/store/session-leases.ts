@@ -1,0 +1,153 @@
+/**
+ * Cross-process lock per session key, kept in SQLite: `clawbox run` and a `clawbox chat
+ * --session` on the same key take turns instead of interleaving their transcripts.
+ * A run takes the lease (a row: random token, owner pid and host, expiry), renews it
+ * while it works, and deletes it at the end. A lease whose owner died (pid gone on this
+ * host) or that was not renewed in time is taken over, so a kill -9 never wedges a
+ * session. The in-process queue still orders runs inside one process; this orders
+ * processes.
+ */
+import type { Database } from "bun:sqlite";
+import { hostname } from "node:os";
+import { ClawboxError } from "../errors/index.ts";
+
+export interface LeaseOptions {
+  /** How long a lease lives without renewal (default 60 s; renewed every third of it). */
+  ttlMs?: number;
+  /** Poll interval while another process holds the key (default 200 ms). */
+  pollMs?: number;
+  signal?: AbortSignal;
+  /** Called once when the key is busy in another process (e.g. to tell the user). */
+  onWait?: (holder: LeaseHolder) => void;
+}
+
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+  expiresAt: number;
+}
+
+export interface Lease {
+  readonly sessionKey: string;
+  release(): void;
+}
+
+interface LeaseRow {
+  token: string;
+  owner_pid: number;
+  owner_host: string;
+  expires_at: number;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const HOST = hostname();
+
+export class SessionLeases {
+  constructor(private readonly db: Database) {}
+
+  /** The live holder of `sessionKey`, if any (dead or expired holders do not count). */
+  holder(sessionKey: string, now = Date.now()): LeaseHolder | undefined {
+    const row = this.db
+      .query(
+        "SELECT token, owner_pid, owner_host, expires_at FROM session_leases WHERE session_key = ?",
+      )
+      .get(sessionKey) as LeaseRow | null;
+    if (!row || !this.live(row, now)) return undefined;
+    return { pid: row.owner_pid, host: row.owner_host, expiresAt: row.expires_at };
+  }
+
+  private live(row: LeaseRow, now: number): boolean {
+    if (row.expires_at <= now) return false;
+    if (row.owner_host === HOST && !processAlive(row.owner_pid)) return false;
+    return true;
+  }
+
+  /** Takes the lease now, or returns undefined when another live owner holds it. */
+  tryAcquire(sessionKey: string, ttlMs = 60_000): Lease | undefined {
+    const token = crypto.randomUUID();
+    const now = Date.now();
+    const taken = this.db
+      .transaction(() => {
+        const row = this.db
+          .query(
+            "SELECT token, owner_pid, owner_host, expires_at FROM session_leases WHERE session_key = ?",
+          )
+          .get(sessionKey) as LeaseRow | null;
+        if (row && this.live(row, now)) return false;
+        this.db.run(
+          `INSERT OR REPLACE INTO session_leases(session_key, token, owner_pid, owner_host, acquired_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+          [sessionKey, token, process.pid, HOST, now, now + ttlMs],
+        );
+        return true;
+      })
+      .immediate();
+    if (!taken) return undefined;
+    const renew = setInterval(
+      () => {
+        try {
+          this.db.run(
+            "UPDATE session_leases SET expires_at = ? WHERE session_key = ? AND token = ?",
+            [Date.now() + ttlMs, sessionKey, token],
+          );
+        } catch {
+          // A closed or busy database: the lease simply expires.
+        }
+      },
+      Math.max(50, Math.floor(ttlMs / 3)),
+    );
+    renew.unref();
+    let released = false;
+    return {
+      sessionKey,
+      release: () => {
+        if (released) return;
+        released = true;
+        clearInterval(renew);
+        try {
+          this.db.run("DELETE FROM session_leases WHERE session_key = ? AND token = ?", [
+            sessionKey,
+            token,
+          ]);
+        } catch {
+          // Closed database: the lease expires on its own.
+        }
+      },
+    };
+  }
+
+  /** Waits until the lease is free (or taken over) and takes it. Rejects with ABORTED on abort. */
+  async acquire(sessionKey: string, options: LeaseOptions = {}): Promise<Lease> {
+    const pollMs = options.pollMs ?? 200;
+    let told = false;
+    for (;;) {
+      if (options.signal?.aborted)
+        throw new ClawboxError("ABORTED", "aborted while waiting for the session");
+      const lease = this.tryAcquire(sessionKey, options.ttlMs);
+      if (lease) return lease;
+      if (!told) {
+        told = true;
+        const holder = this.holder(sessionKey);
+        if (holder) options.onWait?.(holder);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, pollMs);
+        function done() {
+          clearTimeout(timer);
+          options.signal?.removeEventListener("abort", done);
+          resolve();
+        }
+        options.signal?.addEventListener("abort", done, { once: true });
+      });
+    }
+  }
+}
