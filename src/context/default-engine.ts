@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
+import { ClawboxError } from "../errors/index.ts";
 import type { ToolCall, TranscriptEntry, UserMessage } from "../messages/index.ts";
 import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
@@ -40,6 +41,7 @@ import { fitPending } from "./fit-pending.ts";
 import { MessageTokenCache } from "./message-token-cache.ts";
 import { type PromptEnv, preparePrompt } from "./prepare-prompt.ts";
 import { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
+import { templateOverhead } from "./template-overhead.ts";
 import { createTokenCounter, type TokenCounter, type TokenSource } from "./token-counter.ts";
 
 export interface ContextEngineDeps {
@@ -253,6 +255,22 @@ export class DefaultContextEngine implements ContextEngine {
       : undefined;
     const pendingMessage = fitted?.message;
     const pendingTokens = fitted?.tokens ?? 0;
+    if (pendingTokens > room) {
+      // No compaction can help: the new message alone is bigger than the window allows.
+      throw new ClawboxError(
+        "CONTEXT_OVERFLOW",
+        `the new message is ${pendingTokens} tokens; ${model.providerId}'s ${model.contextWindow}-token window has room for ${room} beside the system prompt and reply`,
+        {
+          hint: "shorten the message or send it in parts",
+          details: {
+            messageTooLong: true,
+            messageTokens: pendingTokens,
+            limitTokens: room,
+            contextWindow: model.contextWindow,
+          },
+        },
+      );
+    }
     const historyBudget = Math.max(0, room - pendingTokens);
     const history = await assembleHistory({
       store: this.deps.store,
@@ -337,12 +355,18 @@ export class DefaultContextEngine implements ContextEngine {
 
   async compact(input: CompactInput): Promise<CompactResult> {
     const counter = await this.counter(input.provider);
+    const overhead = await templateOverhead(
+      counter,
+      input.provider.kind === "local" ? "local" : "cloud",
+    );
     return compactSession(
       {
         store: this.deps.store,
         config: { ...this.deps.config.context, reserveTokens: this.reserveFor(input.provider.id) },
         ...(this.deps.logger ? { logger: this.deps.logger } : {}),
         countMessage: (sessionId, item) => this.tokens.count(sessionId, item, counter),
+        countText: (text) => counter.count(text),
+        overheadTokens: overhead.frame + overhead.perMessage + overhead.slack,
         fixedTokens: (sessionId) => this.fixed.get(sessionId) ?? 0,
       },
       input,

@@ -40,6 +40,10 @@ export function failureMessage(error: {
   code: ErrorCode;
   details?: ClawboxError["details"];
 }): string {
+  if (error.code === "CONTEXT_OVERFLOW" && error.details?.messageTooLong === true) {
+    const { messageTokens, limitTokens, contextWindow } = error.details;
+    return `Your message is too long for this model: about ${messageTokens} tokens, but at most ${limitTokens} fit in its ${contextWindow}-token window. Shorten it or send it in parts.`;
+  }
   if (error.code === "PROVIDER_STOPPED") {
     const reason = error.details?.stopReason;
     return (

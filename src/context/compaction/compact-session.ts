@@ -20,6 +20,10 @@ export interface CompactDeps {
   config: ContextConfig;
   logger?: Logger;
   countMessage(sessionId: string, item: BranchMessage): Promise<number>;
+  /** Tokens of a text as the compacting model counts them. */
+  countText(text: string): Promise<number>;
+  /** Template tokens around a one-message prompt for this model (0 for cloud models). */
+  overheadTokens: number;
   /** Tokens of the fixed prompt parts (system, tools) from the last assembly, if known. */
   fixedTokens(sessionId: string): number;
 }
@@ -131,6 +135,8 @@ export async function compactSession(
     contextWindow: caps.contextWindow,
     messages: old,
     counts: oldCounts,
+    countText: deps.countText,
+    overheadTokens: deps.overheadTokens,
     ...(input.instructions ? { focus: input.instructions } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });

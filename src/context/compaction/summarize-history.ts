@@ -5,6 +5,13 @@
  * written without the model. Partial summaries are merged with the MUST PRESERVE list
  * and the identifiers found in the old turns; identifiers the summary lost are
  * appended verbatim.
+ *
+ * Every prompt is sized from the real window before it is sent (window − the summary's
+ * tokens − template overhead − instructions): chunks are cut to fit, the identifier
+ * list is left out of a prompt it would overflow (the identifiers are appended to the
+ * summary afterwards anyway), partial summaries are merged in groups that fit, and a
+ * level whose prompt cannot fit is skipped without calling the model. On a 2k-token
+ * local window a failed call costs a full evaluation, seconds to minutes on a Pi.
  */
 import { toClawboxError } from "../../errors/index.ts";
 import { messageText } from "../../messages/index.ts";
@@ -29,6 +36,10 @@ export interface SummarizeInput {
   focus?: string;
   signal?: AbortSignal;
   maxSummaryTokens?: number;
+  /** Tokens of `text` as the summarizing model counts them. */
+  countText(text: string): Promise<number>;
+  /** Tokens the model's chat template adds around one system prompt and one message. */
+  overheadTokens: number;
 }
 
 export interface SummaryResult {
@@ -39,15 +50,45 @@ export interface SummaryResult {
   errors: string[];
 }
 
+function summaryTokens(input: SummarizeInput): number {
+  return (
+    input.maxSummaryTokens ??
+    Math.min(
+      Math.floor(input.contextWindow * 0.25),
+      Math.max(256, Math.min(4096, Math.floor(input.contextWindow * 0.15))),
+    )
+  );
+}
+
+/** Tokens left for a summarizer prompt: window − summary − system prompt − template. */
+async function promptRoom(input: SummarizeInput): Promise<number> {
+  const system = await input.countText(SUMMARIZER_SYSTEM_PROMPT);
+  return input.contextWindow - summaryTokens(input) - system - input.overheadTokens;
+}
+
+/**
+ * The first of `prompts` (most complete first) that fits `room`, or an error naming the
+ * sizes; no model call is made for a prompt that cannot fit.
+ */
+async function firstFitting(input: SummarizeInput, room: number, prompts: string[]) {
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const prompt of prompts) {
+    const tokens = await input.countText(prompt);
+    if (tokens <= room) return prompt;
+    smallest = Math.min(smallest, tokens);
+  }
+  throw new Error(
+    `a summarizer prompt of ${smallest} tokens does not fit the ${input.contextWindow}-token window (room ${room}); not sent`,
+  );
+}
+
 async function callModel(input: SummarizeInput, prompt: string): Promise<string> {
   let final: string | undefined;
   for await (const event of input.provider.stream({
     systemPrompt: SUMMARIZER_SYSTEM_PROMPT,
     messages: [{ role: "user", content: prompt, timestamp: Date.now() }],
     tools: [],
-    maxTokens:
-      input.maxSummaryTokens ??
-      Math.max(256, Math.min(4096, Math.floor(input.contextWindow * 0.15))),
+    maxTokens: summaryTokens(input),
     temperature: 0.2,
     ...(input.signal ? { signal: input.signal } : {}),
   })) {
@@ -80,34 +121,83 @@ async function summarizeLevel(
   level: 1 | 2,
 ): Promise<{ summary: string; chunks: number }> {
   const total = input.counts.reduce((a, b) => a + b, 0);
-  const limit = chunkTokenLimit(input.contextWindow, input.messages.length, total);
+  const room = await promptRoom(input);
+  const instructions = await input.countText(chunkPrompt("", 9, 9, [], input.focus));
+  // Serialized messages run a little longer than their counted tokens: keep 10% spare.
+  const limit = Math.min(
+    chunkTokenLimit(input.contextWindow, input.messages.length, total),
+    Math.floor((room - instructions) / 1.1),
+  );
+  if (limit <= 0) {
+    throw new Error(`the ${input.contextWindow}-token window leaves no room for history`);
+  }
   const units = groupUnits(input.messages, input.counts);
-  const chunks = chunkUnits(units, limit);
   const oversize = level === 2 ? Math.floor(limit / 2) : undefined;
+  const biggest = Math.max(...units.map((unit) => unit.tokens));
+  if (level === 1 && biggest > limit) {
+    throw new Error(
+      `a message of ${biggest} tokens is bigger than a summary chunk (${limit}); not sent`,
+    );
+  }
+  const chunks = chunkUnits(units, limit);
+  const prompt = (chunk: Unit[], part: number, ids: readonly string[]) =>
+    chunkPrompt(render(chunk, oversize), part, chunks.length, ids, input.focus);
   if (chunks.length === 1) {
     const only = chunks[0] ?? [];
-    return {
-      summary: await callModel(
-        input,
-        chunkPrompt(render(only, oversize), 1, 1, identifiers, input.focus),
-      ),
-      chunks: 1,
-    };
+    const text = await firstFitting(input, room, [
+      prompt(only, 1, identifiers),
+      prompt(only, 1, []),
+    ]);
+    return { summary: await callModel(input, text), chunks: 1 };
   }
   const partials: string[] = [];
   for (const [i, chunk] of chunks.entries()) {
     const ids = extractIdentifiers(render(chunk, oversize));
-    partials.push(
-      await callModel(
-        input,
-        chunkPrompt(render(chunk, oversize), i + 1, chunks.length, ids, input.focus),
-      ),
-    );
+    const text = await firstFitting(input, room, [
+      prompt(chunk, i + 1, ids),
+      prompt(chunk, i + 1, []),
+    ]);
+    partials.push(await callModel(input, text));
   }
   return {
-    summary: await callModel(input, mergePrompt(partials, identifiers, input.focus)),
+    summary: await mergePartials(input, room, partials, identifiers),
     chunks: chunks.length,
   };
+}
+
+/** Merges partial summaries in groups whose prompt fits, until one summary is left. */
+async function mergePartials(
+  input: SummarizeInput,
+  room: number,
+  partials: string[],
+  identifiers: readonly string[],
+): Promise<string> {
+  let level = partials;
+  const fits = async (group: string[]) =>
+    (await input.countText(mergePrompt(group, [], input.focus))) <= room;
+  while (level.length > 1) {
+    const next: string[] = [];
+    let merged = false;
+    for (let start = 0; start < level.length; ) {
+      let end = start + 1;
+      while (end < level.length && (await fits(level.slice(start, end + 1)))) end += 1;
+      const group = level.slice(start, end);
+      if (group.length === 1) {
+        next.push(group[0] ?? "");
+      } else {
+        const text = await firstFitting(input, room, [
+          mergePrompt(group, identifiers, input.focus),
+          mergePrompt(group, [], input.focus),
+        ]);
+        next.push(await callModel(input, text));
+        merged = true;
+      }
+      start = end;
+    }
+    if (!merged) throw new Error("partial summaries too big to merge in this window; not sent");
+    level = next;
+  }
+  return level[0] ?? "";
 }
 
 function minimalNote(input: SummarizeInput, _identifiers: readonly string[]): string {
