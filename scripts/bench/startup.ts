@@ -19,6 +19,10 @@
  * `--qq` starts the fake QQ platform (test/fakes) and enables `channels.qq` against it;
  * it then also reports the RSS once the gateway has identified (the channel code loads
  * and connects after READY, so READY must not move).
+ *
+ * `--wecom` enables both WeCom channels against loopback fakes (the app with its API
+ * base on the fake WeCom API, the bot on the fake long-connection server); besides RSS
+ * at READY it reports the RSS once the bot has subscribed (channels connect after READY).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +30,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { bindNotifySocket } from "../../test/fakes/notify-socket.ts";
 import { FakeQqPlatform, waitUntil } from "../../test/fakes/qq-platform.ts";
+import { startFakeWeComApi } from "../../test/fakes/wecom-api-server.ts";
+import { startFakeBotServer } from "../../test/fakes/wecom-bot-server.ts";
 import { MOSQUITTO, type Mosquitto, startMosquitto } from "../../test/support/mosquitto.ts";
 import { startProbe } from "../../test/support/mqtt-probe.ts";
 
@@ -47,6 +53,8 @@ interface Start {
   rssMqttMb?: number;
   /** With --qq: RSS once the QQ gateway has identified. */
   rssQqMb?: number;
+  /** With --wecom: RSS once the WeCom bot has subscribed on the fake long connection. */
+  rssWecomMb?: number;
 }
 
 const qqPlatform = args.includes("--qq") ? new FakeQqPlatform().start() : undefined;
@@ -63,6 +71,34 @@ async function qqIdentified(): Promise<void> {
     "the QQ gateway identify",
   );
 }
+
+const WECOM_BOT = { botId: "bench-bot", secret: "bench-bot-secret" };
+const wecom = args.includes("--wecom")
+  ? {
+      bot: startFakeBotServer(WECOM_BOT),
+      api: startFakeWeComApi({ corpId: "wwbench", corpSecret: "bench-corp-secret" }),
+    }
+  : undefined;
+
+/** Both WeCom channels, against the fakes. */
+function wecomChannels(): Record<string, unknown> {
+  if (!wecom) return {};
+  return {
+    wecom: {
+      app: {
+        corpId: "wwbench",
+        corpSecret: "bench-corp-secret",
+        agentId: 1000002,
+        token: "bench-token",
+        encodingAESKey: "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
+        apiBase: wecom.api.url,
+      },
+      bot: { ...WECOM_BOT, wsUrl: wecom.bot.url },
+    },
+  };
+}
+
+const subscribes = () => wecom?.bot.received.filter((f) => f.cmd === "aibot_subscribe").length ?? 0;
 
 const withMqtt = args.includes("--mqtt");
 let broker: Mosquitto | undefined;
@@ -93,6 +129,7 @@ async function startOnce(command: string[], home: string, timeoutMs: number): Pr
   const socket = bindNotifySocket(
     `@clawbox-bench-${process.pid}-${Math.random().toString(36).slice(2)}`,
   );
+  const subscribedBefore = subscribes();
   const started = performance.now();
   const child = Bun.spawn(command, {
     cwd: "/",
@@ -120,6 +157,11 @@ async function startOnce(command: string[], home: string, timeoutMs: number): Pr
       await Bun.sleep(500);
       start.rssQqMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
     }
+    if (wecom) {
+      await wecom.bot.waitFor(() => subscribes() > subscribedBefore, 10_000);
+      await Bun.sleep(500);
+      start.rssWecomMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
+    }
     return start;
   } catch (error) {
     child.kill("SIGKILL");
@@ -142,20 +184,25 @@ function median(values: number[]): number {
 
 async function measure(command: string[], count: number, timeoutMs: number) {
   const home = mkdtempSync(join(tmpdir(), "clawbox-bench-startup-"));
-  if (broker || qqPlatform) {
+  if (broker || qqPlatform || wecom) {
     writeFileSync(
       join(home, "clawbox.json"),
       JSON.stringify({
         ...(broker ? { mqtt: { enabled: true, url: broker.url, nodeId: "bench" } } : {}),
-        ...(qqPlatform
+        ...(qqPlatform || wecom
           ? {
               channels: {
-                qq: {
-                  appId: qqPlatform.appId,
-                  clientSecret: qqPlatform.clientSecret,
-                  apiBase: qqPlatform.url,
-                  tokenUrl: qqPlatform.tokenUrl,
-                },
+                ...(qqPlatform
+                  ? {
+                      qq: {
+                        appId: qqPlatform.appId,
+                        clientSecret: qqPlatform.clientSecret,
+                        apiBase: qqPlatform.url,
+                        tokenUrl: qqPlatform.tokenUrl,
+                      },
+                    }
+                  : {}),
+                ...wecomChannels(),
               },
             }
           : {}),
@@ -175,6 +222,7 @@ async function measure(command: string[], count: number, timeoutMs: number) {
       rssAnonMb: median(warm.map((s) => s.rssAnonMb)),
       rssMqttMb: broker ? median(warm.map((s) => s.rssMqttMb ?? Number.NaN)) : undefined,
       rssQqMb: qqPlatform ? median(warm.map((s) => s.rssQqMb ?? Number.NaN)) : undefined,
+      rssWecomMb: wecom ? median(warm.map((s) => s.rssWecomMb ?? Number.NaN)) : undefined,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -222,6 +270,12 @@ if (x.rssQqMb !== undefined) {
   );
 }
 
+if (x.rssWecomMb !== undefined) {
+  log(
+    `x64 compiled: RSS with both WeCom channels enabled and the bot subscribed ${round(x.rssWecomMb)} MB — target ≤ 45 MB`,
+  );
+}
+
 let arm: { readyMs: number; firstStartReadyMs: number; ratioToX64: number } | null = null;
 const qemu = "/usr/bin/qemu-aarch64-static";
 if (args.includes("--no-arm64")) {
@@ -254,12 +308,20 @@ if (json) {
       rssAnonMb: round(x.rssAnonMb),
       ...(x.rssMqttMb !== undefined ? { mqtt: true, rssMqttConnectedMb: round(x.rssMqttMb) } : {}),
       ...(x.rssQqMb !== undefined ? { qq: true, rssQqConnectedMb: round(x.rssQqMb) } : {}),
+      ...(x.rssWecomMb !== undefined
+        ? { wecom: true, rssWecomConnectedMb: round(x.rssWecomMb) }
+        : {}),
       readyMsMin: round(x.readyMsMin),
       firstStartReadyMs: round(x.firstStartReadyMs),
       runs,
       pageCacheDropped: !keepPageCache,
       targets: { readyMs: 150, rssMb: 45 },
-      pass: x.readyMs <= 150 && x.rssMb <= 45 && (x.rssMqttMb ?? 0) <= 45 && (x.rssQqMb ?? 0) <= 45,
+      pass:
+        x.readyMs <= 150 &&
+        x.rssMb <= 45 &&
+        (x.rssMqttMb ?? 0) <= 45 &&
+        (x.rssQqMb ?? 0) <= 45 &&
+        (x.rssWecomMb ?? 0) <= 45,
       arm64Qemu: arm && {
         readyMs: round(arm.readyMs),
         firstStartReadyMs: round(arm.firstStartReadyMs),
@@ -270,3 +332,5 @@ if (json) {
 }
 await broker?.stop();
 await qqPlatform?.stop();
+await wecom?.bot.close();
+await wecom?.api.close();

@@ -13,7 +13,6 @@
  *   (or `ackTimeoutMs`) before the next is sent.
  * The secret is never logged or put in an error.
  */
-import { randomBytes } from "node:crypto";
 import { ClawboxError } from "../../errors/index.ts";
 import type { Logger } from "../../system/index.ts";
 import {
@@ -71,7 +70,9 @@ const MAX_MISSED_PINGS = 2;
 
 /** A fresh req_id for frames that do not answer a callback. */
 export function newReqId(prefix: string): string {
-  return `${prefix}_${Date.now()}_${randomBytes(4).toString("hex")}`;
+  // Web Crypto's global: loading node:crypto just for this would cost ~5 MB of RSS.
+  const random = crypto.getRandomValues(new Uint32Array(1))[0] ?? 0;
+  return `${prefix}_${Date.now()}_${random.toString(16).padStart(8, "0")}`;
 }
 
 export function createBotConnection(options: BotConnectionOptions): BotConnection {

@@ -48,18 +48,6 @@ export function signatureMatches(token: string, params: SignedParams): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** Throws unless the EncodingAESKey is 43 Base64 characters that decode to 32 bytes. */
-export function assertEncodingAESKey(encodingAESKey: string, where: string): void {
-  const valid =
-    /^[A-Za-z0-9+/]{43}$/.test(encodingAESKey) &&
-    Buffer.from(`${encodingAESKey}=`, "base64").length === 32;
-  if (!valid) {
-    throw new ClawboxError("CONFIG_INVALID", `${where}: not a valid EncodingAESKey`, {
-      hint: "copy the 43-character EncodingAESKey from the app's API receive settings",
-    });
-  }
-}
-
 /**
  * Decrypts a verified `Encrypt` value and checks the block size and the receiveid.
  * Throws HTTP_BAD_REQUEST (without echoing any plaintext) when anything is off.
