@@ -10,7 +10,7 @@ export type { CronJob, CronRun } from "./cron-store.ts";
 export { CronStore } from "./cron-store.ts";
 export { createDelivery, type Delivery, type ProactiveSender } from "./delivery.ts";
 export { formatDuration, parseDuration } from "./duration.ts";
-export { looksLikePromise } from "./followup-extractor.ts";
+export { createFollowupExtractor, looksLikePromise } from "./followup-extractor.ts";
 export { type Followup, FollowupStore } from "./followup-store.ts";
 export {
   type BeatResult,

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/run-cli.ts";
+
+const home = mkdtempSync(join(tmpdir(), "clawbox-cron-cli-"));
+const env = { CLAWBOX_HOME: home };
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("clawbox cron", () => {
+  it("adds, lists and removes reminders, as text and --json", async () => {
+    const added = await runCli(
+      ["cron", "add", "take", "the", "bins", "out", "--at", "in 20 minutes", "--json"],
+      env,
+    );
+    expect(added.code).toBe(0);
+    const job = JSON.parse(added.stdout) as {
+      id: string;
+      text: string;
+      sessionKey: string;
+      nextRunAt: number;
+    };
+    expect(job).toMatchObject({
+      text: "take the bins out",
+      sessionKey: "agent:main:cli:direct:owner",
+    });
+    expect(job.nextRunAt - Date.now()).toBeGreaterThan(19 * 60_000);
+
+    const daily = await runCli(
+      ["cron", "add", "good morning", "--cron", "0 7 * * *", "--tz", "Asia/Shanghai"],
+      env,
+    );
+    expect(daily.code).toBe(0);
+    expect(daily.stdout).toMatch(/^added \w{8} {2}cron "0 7 \* \* \*" \(Asia\/Shanghai\)/);
+
+    const listed = JSON.parse((await runCli(["cron", "list", "--json"], env)).stdout) as {
+      jobs: { id: string }[];
+    };
+    expect(listed.jobs.map((j) => j.id)).toContain(job.id);
+    expect(listed.jobs).toHaveLength(2);
+
+    const removed = await runCli(["cron", "rm", job.id], env);
+    expect(removed.stdout).toContain(`removed ${job.id}`);
+    expect((await runCli(["cron", "list"], env)).stdout).not.toContain("bins");
+    const again = await runCli(["cron", "rm", job.id], env);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain(`no reminder with id ${job.id}`);
+  });
+
+  it("refuses a bad expression, an unknown time zone and a too-short interval with clear errors", async () => {
+    const badCron = await runCli(["cron", "add", "x", "--cron", "99 * * * *"], env);
+    expect(badCron.code).not.toBe(0);
+    expect(badCron.stderr).toContain('cron: bad expression "99 * * * *"');
+    const badZone = await runCli(
+      ["cron", "add", "x", "--cron", "0 7 * * *", "--tz", "Mars/Olympus"],
+      env,
+    );
+    expect(badZone.stderr).toContain('unknown time zone "Mars/Olympus"');
+    const tooOften = await runCli(["cron", "add", "x", "--every", "10s"], env);
+    expect(tooOften.stderr).toContain("under the 1-minute minimum");
+    const noText = await runCli(["cron", "add", "--every", "1h"], env);
+    expect(noText.stderr).toContain("the reminder needs some text");
+  });
+});
