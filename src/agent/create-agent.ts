@@ -82,6 +82,8 @@ export interface Agent {
    * up without a restart. Returns the ids that changed.
    */
   reloadModels(models: ClawboxConfig["models"]): string[];
+  /** Resolves when no run is running or queued (the shutdown drain waits on it). */
+  idle(): Promise<void>;
   /** Aborts running and queued runs, waits for them, disposes providers. */
   close(): Promise<void>;
 }
@@ -106,6 +108,32 @@ export function createAgent(deps: AgentDeps): Agent {
   const allTools = () =>
     orderByPriority([...baseTools, ...mcp.tools(), ...(deps.dynamicTools?.() ?? [])]);
   let closing = false;
+  /** Aborts runs still waiting for another process to release their session. */
+  const closed = new AbortController();
+
+  /**
+   * Holds the session's cross-process lease around `task`: `clawbox run` and a
+   * `clawbox chat` on the same key take turns instead of interleaving transcripts.
+   */
+  async function withLease<T>(request: ChatRequest, task: () => Promise<T>): Promise<T> {
+    const signal = request.signal
+      ? AbortSignal.any([request.signal, closed.signal])
+      : closed.signal;
+    const lease = await store.leases.acquire(request.sessionKey, {
+      signal,
+      onWait: (holder) =>
+        logger.info("session busy in another process; waiting for it", {
+          sessionKey: request.sessionKey,
+          pid: holder.pid,
+          host: holder.host,
+        }),
+    });
+    try {
+      return await task();
+    } finally {
+      lease.release();
+    }
+  }
 
   const ownerOf = (request: ChatRequest) =>
     request.authenticatedOwner === true || isOwner(config, request.senderId);
@@ -363,17 +391,17 @@ export function createAgent(deps: AgentDeps): Agent {
       // Read-only commands answer at once; the others wait for the session's turn.
       return slash.command === "status" || slash.command === "context"
         ? handle()
-        : queue.enqueue(request.sessionKey, handle);
+        : queue.enqueue(request.sessionKey, () => withLease(request, handle));
     }
     if (request.queueMode === "steer") {
       const inbox = inboxes.get(request.sessionKey);
       if (inbox) return inbox.offer(request);
     }
     return queue
-      .enqueue(request.sessionKey, () => limit.run(() => run(request)))
+      .enqueue(request.sessionKey, () => withLease(request, () => limit.run(() => run(request))))
       .catch((error: unknown) => {
         const classified = toClawboxError(error);
-        logger.error("run crashed", {
+        logger[classified.code === "ABORTED" ? "info" : "error"]("run crashed", {
           sessionKey: request.sessionKey,
           code: classified.code,
           error: classified.message,
@@ -427,9 +455,11 @@ export function createAgent(deps: AgentDeps): Agent {
       return changed;
     },
     ready: () => mcp.ready(),
+    idle: () => queue.idle(),
     mcpStatus: () => mcp.status(),
     async close() {
       closing = true;
+      closed.abort();
       for (const controller of controllers) controller.abort();
       await queue.idle();
       await mcp.close();

@@ -49,7 +49,13 @@ function usageChunk(usage: UsageScript): { data: unknown } {
 /** A streamed text reply, one chunk per word; `dropAfter` cuts the connection after that many events. */
 export function openaiText(
   text: string,
-  options: { usage?: UsageScript; dropAfter?: number; holdAfter?: number; reasoning?: string } = {},
+  options: {
+    usage?: UsageScript;
+    dropAfter?: number;
+    holdAfter?: number;
+    delayMs?: number;
+    reasoning?: string;
+  } = {},
 ): Step {
   const words = text.match(/\S+\s*/g) ?? [text];
   return {
@@ -64,6 +70,7 @@ export function openaiText(
     ],
     ...(options.dropAfter !== undefined ? { dropAfter: options.dropAfter } : {}),
     ...(options.holdAfter !== undefined ? { holdAfter: options.holdAfter } : {}),
+    ...(options.delayMs !== undefined ? { delayMs: options.delayMs } : {}),
   };
 }
 

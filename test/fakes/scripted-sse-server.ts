@@ -21,6 +21,8 @@ export type Step =
       dropAfter?: number;
       /** After this many events, keep the stream open without ending it (a slow reply). */
       holdAfter?: number;
+      /** Milliseconds between events (default 2). */
+      delayMs?: number;
     }
   | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
   /** Sends `text` as the response body verbatim, with this content type (default SSE). */
@@ -113,7 +115,7 @@ async function answer(step: Step, res: ServerResponse): Promise<void> {
     if (step.holdAfter !== undefined && index >= step.holdAfter) return;
     const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
     res.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${data}\n\n`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setTimeout(resolve, step.delayMs ?? 2));
   }
   res.end();
 }
