@@ -4,13 +4,27 @@
 # service. Safe to run again. Log: /var/log/clawbox-firstboot.log
 set -u
 here=$(dirname "$0")
-exec >>/var/log/clawbox-firstboot.log 2>&1
+exec >>"${CLAWBOX_FIRSTBOOT_LOG:-/var/log/clawbox-firstboot.log}" 2>&1
 echo "== clawbox first boot $(date -Is)"
 deb=$(ls "$here"/clawbox_*_arm64.deb 2>/dev/null | sort | tail -n 1)
 if [ -z "$deb" ]; then
   echo "no clawbox_*_arm64.deb in $here"; exit 1
 fi
-dpkg -i "$deb" || { echo "dpkg -i $deb failed"; exit 1; }
+# On first boot apt's daily jobs or unattended-upgrades may hold the dpkg lock: wait for
+# it (up to 10 minutes) instead of failing.
+tries=0
+until out=$(dpkg -i "$deb" 2>&1); do
+  echo "$out"
+  case $out in
+    *"lock"*) ;;
+    *) echo "dpkg -i $deb failed"; exit 1 ;;
+  esac
+  tries=$((tries + 1))
+  [ "$tries" -lt 60 ] || { echo "dpkg is still locked after 10 minutes"; exit 1; }
+  echo "dpkg is busy (another install is running); retrying in 10 s"
+  sleep "${CLAWBOX_DPKG_RETRY_SECONDS:-10}"
+done
+echo "$out"
 if [ -f "$here/clawbox.json" ]; then
   install -o root -g clawbox -m 0640 "$here/clawbox.json" /etc/clawbox/clawbox.json
   # The copy on the FAT boot partition is world-readable and may hold tokens.

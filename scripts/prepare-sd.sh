@@ -20,7 +20,7 @@ Usage: scripts/prepare-sd.sh --boot DIR --ssh-key FILE [options]
   --locale LOCALE       default en_US.UTF-8
   --wifi-ssid SSID      omit for Ethernet only
   --wifi-password PSK   (or env CLAWBOX_WIFI_PASSWORD, to keep it out of shell history)
-  --wifi-country CC     two letters, default CN
+  --wifi-country CC     two letters (required with --wifi-ssid), e.g. CN, DE, US
   --config FILE         clawbox.json to install as /etc/clawbox/clawbox.json
   --os auto|trixie|bookworm   first-boot mechanism (auto: cloud-init when the card has meta-data)
 USAGE
@@ -28,9 +28,35 @@ USAGE
 
 fail() { echo "prepare-sd: $*" >&2; exit 2; }
 
+# The WPA key as 64 hex digits (PBKDF2-HMAC-SHA1 of the passphrase, salted with the SSID,
+# 4096 rounds; IEEE 802.11i), so the card never holds the passphrase itself.
+wpa_psk() {
+  local ssid=$1 pass=$2
+  if [[ $pass =~ ^[0-9a-fA-F]{64}$ ]]; then printf '%s\n' "$pass" | tr 'A-F' 'a-f'; return 0; fi
+  if [ ${#pass} -lt 8 ] || [ ${#pass} -gt 63 ]; then
+    fail "--wifi-password: WPA needs 8 to 63 characters (or the 64-hex key)"
+  fi
+  if command -v python3 >/dev/null; then
+    python3 -c 'import hashlib, sys; print(hashlib.pbkdf2_hmac("sha1", sys.argv[1].encode(), sys.argv[2].encode(), 4096, 32).hex())' "$pass" "$ssid"
+  elif openssl kdf -help >/dev/null 2>&1; then
+    openssl kdf -keylen 32 -kdfopt digest:SHA1 -kdfopt "pass:$pass" -kdfopt "salt:$ssid" -kdfopt iter:4096 PBKDF2 | tr -d ':\n' | tr 'A-F' 'a-f'
+    echo
+  else
+    fail "computing the WPA key needs python3 or OpenSSL 3 (openssl kdf)"
+  fi
+}
+
+# Writes stdin to FILE through a temp file (no sed -i: it differs between GNU and macOS).
+replace_file() { cat >"$1.clawbox-tmp" && mv "$1.clawbox-tmp" "$1"; }
+# cmdline.txt without clawbox's first-boot entries (and without CR line ends).
+clean_cmdline() {
+  head -n 1 "$1" | tr -d '\r' |
+    sed 's| systemd\.run=[^ ]*||g; s| systemd\.run_success_action=[^ ]*||g; s| systemd\.unit=kernel-command-line\.target||g'
+}
+
 boot="" ssh_key_file="" deb="" config="" os=auto
 hostname=clawbox user=clawbox-admin timezone=UTC locale=en_US.UTF-8
-wifi_ssid="" wifi_password=${CLAWBOX_WIFI_PASSWORD:-} wifi_country=CN
+wifi_ssid="" wifi_password=${CLAWBOX_WIFI_PASSWORD:-} wifi_country=""
 while [ $# -gt 0 ]; do
   [ "$1" = -h ] || [ "$1" = --help ] && { usage; exit 0; }
   [ $# -ge 2 ] || fail "$1 needs a value"
@@ -55,13 +81,22 @@ ssh_key=$(head -n 1 "$ssh_key_file")
   fail "--ssh-key $ssh_key_file: not an OpenSSH public key (did you pass the private key?)"
 [[ $hostname =~ ^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$ ]] || fail "--hostname $hostname: letters, digits and - only"
 [[ $user =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || fail "--user $user: lower-case letters, digits, - and _ only"
+case $user in
+  root | clawbox | daemon | bin | sys | sync | games | man | lp | mail | news | uucp | proxy | www-data | \
+    backup | list | irc | nobody | messagebus | sshd | avahi | polkitd | systemd-* | _*)
+    fail "--user $user: a system account name; choose your own login name" ;;
+esac
 [[ $timezone =~ ^[A-Za-z0-9_+/-]+$ ]] || fail "--timezone $timezone: not a zone name like Asia/Shanghai"
+[[ $locale =~ ^[a-zA-Z]+_[A-Z]+(\.[A-Za-z0-9-]+)?(@[a-z]+)?$ ]] || fail "--locale $locale: a locale like en_US.UTF-8"
 if [ -d /usr/share/zoneinfo ] && [ ! -f "/usr/share/zoneinfo/$timezone" ]; then
   fail "--timezone $timezone: unknown zone"
 fi
-[[ $wifi_country =~ ^[A-Z]{2}$ ]] || fail "--wifi-country $wifi_country: two capital letters, e.g. CN, DE, US"
-if [ -n "$wifi_ssid" ] && [ ${#wifi_password} -lt 8 ]; then
-  fail "--wifi-password: WPA needs at least 8 characters"
+wifi_psk=""
+if [ -n "$wifi_ssid" ]; then
+  [ -n "$wifi_country" ] || fail "--wifi-country is required with --wifi-ssid (the Wi-Fi regulatory country, e.g. CN, DE, US)"
+  [[ $wifi_country =~ ^[A-Z]{2}$ ]] || fail "--wifi-country $wifi_country: two capital letters, e.g. CN, DE, US"
+  [ ${#wifi_ssid} -le 32 ] || fail "--wifi-ssid: at most 32 characters"
+  wifi_psk=$(wpa_psk "$wifi_ssid" "$wifi_password") || exit 2
 fi
 case $os in auto|trixie|bookworm) ;; *) fail "--os $os: use auto, trixie or bookworm" ;; esac
 if [ -z "$deb" ]; then
@@ -88,19 +123,23 @@ fill() { # template file → stdout with @KEY@ replaced by YAML-escaped values
   text=${text//@LOCALE@/$(yaml "$locale")}
   text=${text//@SSH_KEY@/$(yaml "$ssh_key")}
   text=${text//@WIFI_SSID@/$(yaml "$wifi_ssid")}
-  text=${text//@WIFI_PASSWORD@/$(yaml "$wifi_password")}
+  text=${text//@WIFI_PSK@/$(yaml "$wifi_psk")}
   text=${text//@WIFI_COUNTRY@/$(yaml "$wifi_country")}
   text=${text//@INSTANCE_ID@/$(date +%Y%m%d%H%M%S)}
   printf '%s\n' "$text"
 }
 
 mkdir -p "$boot/clawbox"
-rm -f "$boot"/clawbox/clawbox_*_arm64.deb
+rm -f "$boot"/clawbox/clawbox_*_arm64.deb "$boot/clawbox/FIRSTBOOT-FAILED.txt"
 cp "$deb" "$boot/clawbox/"
 cp "$fw/install.sh" "$boot/clawbox/install.sh"
-[ -z "$config" ] || cp "$config" "$boot/clawbox/clawbox.json"
+# A config from an earlier run must not be installed when this run gives none.
+if [ -n "$config" ]; then cp "$config" "$boot/clawbox/clawbox.json"; else rm -f "$boot/clawbox/clawbox.json"; fi
 
 if [ "$os" = trixie ]; then
+  # Switching from Bookworm mode: its firstrun must not run as well.
+  rm -f "$boot/firstrun.sh" "$boot/clawbox/firstboot.env"
+  clean_cmdline "$boot/cmdline.txt" | replace_file "$boot/cmdline.txt"
   fill "$fw/user-data" >"$boot/user-data"
   if [ -n "$wifi_ssid" ]; then
     fill "$fw/network-config" >"$boot/network-config"
@@ -109,19 +148,25 @@ if [ "$os" = trixie ]; then
   fi
   fill "$fw/meta-data" >"$boot/meta-data"
 else
+  # Switching from Trixie mode: remove the cloud-init files this script wrote (only ours).
+  for f in user-data network-config meta-data; do
+    if [ -f "$boot/$f" ] && grep -q 'clawbox' "$boot/$f"; then rm -f "$boot/$f"; fi
+  done
   {
-    printf 'CLAWBOX_%s=%q\n' HOSTNAME "$hostname" USER "$user" TIMEZONE "$timezone" \
-      SSH_KEY "$ssh_key" WIFI_SSID "$wifi_ssid" WIFI_PASSWORD "$wifi_password" WIFI_COUNTRY "$wifi_country"
+    printf 'CLAWBOX_%s=%q\n' HOSTNAME "$hostname" USER "$user" TIMEZONE "$timezone" LOCALE "$locale" \
+      SSH_KEY "$ssh_key" WIFI_SSID "$wifi_ssid" WIFI_PSK "$wifi_psk" WIFI_COUNTRY "$wifi_country"
   } >"$boot/clawbox/firstboot.env"
   cp "$fw/firstrun.sh" "$boot/firstrun.sh"
-  cmdline=$(head -n 1 "$boot/cmdline.txt")
-  cmdline=$(printf '%s' "$cmdline" | sed 's| systemd\.run=[^ ]*||; s| systemd\.run_success_action=[^ ]*||; s| systemd\.unit=kernel-command-line\.target||')
-  printf '%s systemd.run=/boot/firmware/firstrun.sh systemd.run_success_action=reboot systemd.unit=kernel-command-line.target\n' \
-    "$cmdline" >"$boot/cmdline.txt"
+  { clean_cmdline "$boot/cmdline.txt" | tr -d '\n'
+    printf ' systemd.run=/boot/firmware/firstrun.sh systemd.run_success_action=reboot systemd.unit=kernel-command-line.target\n'
+  } | replace_file "$boot/cmdline.txt"
 fi
 
-# config.txt: replace an earlier clawbox block, keep everything else as it was.
-sed -i '/^# >>> clawbox$/,/^# <<< clawbox$/d' "$boot/config.txt"
+# config.txt: replace an earlier clawbox block, keep everything else as it was (CRLF too).
+# awk ends every line it prints with a newline, so the block starts on its own line even
+# when the file lacked a final newline.
+awk '/^# >>> clawbox\r?$/ { skip = 1 } !skip { print } /^# <<< clawbox\r?$/ { skip = 0 }' "$boot/config.txt" |
+  replace_file "$boot/config.txt"
 cat "$fw/config.txt" >>"$boot/config.txt"
 
 sync

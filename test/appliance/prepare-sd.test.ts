@@ -5,45 +5,16 @@
  * writes a shell-quoted settings file and one cmdline entry, and reruns are idempotent.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { cardText, KEY, makeFakeCard, PASSWORD, prepare, wpaPsk } from "./fake-card.ts";
 
-const root = resolve(import.meta.dirname, "../..");
-const script = join(root, "scripts", "prepare-sd.sh");
-const KEY =
-  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIDmAm5AAf8qIE9j8wA4WTcLQ99d/RSMvkkjmJHxlU+N me@laptop";
-const PASSWORD = 'pa"ss\\wo&rd $HOME `x`';
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function fakeCard(trixie: boolean) {
-  const dir = mkdtempSync(join(tmpdir(), "clawbox-sd-"));
-  dirs.push(dir);
-  const boot = join(dir, "bootfs");
-  mkdirSync(boot);
-  writeFileSync(
-    join(boot, "cmdline.txt"),
-    "console=tty1 root=PARTUUID=abcd-02 rootfstype=ext4 rootwait quiet\n",
-  );
-  writeFileSync(join(boot, "config.txt"), "[all]\narm_64bit=1\n");
-  if (trixie) writeFileSync(join(boot, "meta-data"), "instance-id: rpios-image\n");
-  const key = join(dir, "id.pub");
-  writeFileSync(key, `${KEY}\n`);
-  const deb = join(dir, "clawbox_9.9.9_arm64.deb");
-  writeFileSync(deb, "not really a deb");
-  return { boot, key, deb };
-}
-
-function prepare(args: string[], env: Record<string, string> = {}) {
-  return spawnSync("bash", [script, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-  });
-}
+const fakeCard = (trixie: boolean) => makeFakeCard(trixie, dirs);
 
 function yaml(file: string): unknown {
   return Bun.YAML.parse(readFileSync(file, "utf8"));
@@ -82,13 +53,24 @@ describe("prepare-sd.sh", () => {
       expect.objectContaining({ name: "owner", ssh_authorized_keys: [KEY] }),
     ]);
     expect(user.runcmd).toContainEqual(["sh", "/boot/firmware/clawbox/install.sh"]);
+    // The Wi-Fi key leaves the FAT partition after first boot; the watchdog is armed.
+    expect(user.runcmd).toContainEqual(["sh", "-c", ": > /boot/firmware/network-config"]);
+    expect(user.write_files).toEqual([
+      {
+        path: "/etc/systemd/system.conf.d/clawbox-watchdog.conf",
+        permissions: "0644",
+        content: "[Manager]\nRuntimeWatchdogSec=15\nRebootWatchdogSec=2min\n",
+      },
+    ]);
     const net = yaml(join(card.boot, "network-config")) as {
       network: { wifis: { wlan0: Record<string, unknown> } };
     };
     expect(net.network.wifis.wlan0["regulatory-domain"]).toBe("DE");
+    // The 64-hex WPA key, never the passphrase (IEEE 802.11i PBKDF2, computed here by node:crypto).
     expect(net.network.wifis.wlan0["access-points"]).toEqual({
-      'Home "5G"': { password: PASSWORD },
+      'Home "5G"': { password: wpaPsk('Home "5G"', PASSWORD) },
     });
+    expect(cardText(card.boot)).not.toContain(PASSWORD);
     expect(yaml(join(card.boot, "meta-data"))).toEqual({
       "instance-id": expect.stringMatching(/^clawbox-\d+$/),
     });
@@ -111,14 +93,18 @@ describe("prepare-sd.sh", () => {
     const config = readFileSync(join(card.boot, "config.txt"), "utf8");
     expect(config.startsWith("[all]\narm_64bit=1\n")).toBe(true);
     expect(config.match(/# >>> clawbox/g)).toHaveLength(1);
-    expect(config).toContain("camera_auto_detect=1");
+    expect(config).not.toMatch(/^camera_auto_detect=1/m);
+    expect(config).not.toMatch(/^dtparam=watchdog/m);
   });
 
   it("uses firstrun.sh with shell-quoted settings on Bookworm", () => {
     const card = fakeCard(false);
     for (let i = 0; i < 2; i++) {
       const run = prepare(
-        ["--boot", card.boot, "--ssh-key", card.key, "--deb", card.deb, "--wifi-ssid", "net$1"],
+        [
+          ...["--boot", card.boot, "--ssh-key", card.key, "--deb", card.deb],
+          ...["--wifi-ssid", "net$1", "--wifi-country", "DE"],
+        ],
         { CLAWBOX_WIFI_PASSWORD: PASSWORD },
       );
       expect(run.status).toBe(0);
@@ -132,13 +118,14 @@ describe("prepare-sd.sh", () => {
       "bash",
       [
         "-c",
-        `. "${env}"; printf '%s\\n' "$CLAWBOX_WIFI_SSID" "$CLAWBOX_WIFI_PASSWORD" "$CLAWBOX_SSH_KEY"`,
+        `. "${env}"; printf '%s\\n' "$CLAWBOX_WIFI_SSID" "$CLAWBOX_WIFI_PSK" "$CLAWBOX_SSH_KEY"`,
       ],
       {
         encoding: "utf8",
       },
     );
-    expect(shown.stdout).toBe(`net$1\n${PASSWORD}\n${KEY}\n`);
+    expect(shown.stdout).toBe(`net$1\n${wpaPsk("net$1", PASSWORD)}\n${KEY}\n`);
+    expect(cardText(card.boot)).not.toContain(PASSWORD);
     expect(readFileSync(join(card.boot, "firstrun.sh"), "utf8")).toContain(
       "clawbox-firstboot.service",
     );
