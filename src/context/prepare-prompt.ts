@@ -138,7 +138,8 @@ export async function preparePrompt(
   const userLimited = limitBootstrapFiles(userFiles, env.perFileMaxChars, env.totalMaxChars);
 
   // Skills.
-  const set = mode === "full" ? loadSkills(env.skillDirs, env.cache, env.skillEnv) : EMPTY_SKILLS;
+  const set =
+    mode === "full" ? await loadSkills(env.skillDirs, env.cache, env.skillEnv) : EMPTY_SKILLS;
   let listed: ListedSkill[] = set.available
     .slice(0, env.maxSkillsListed)
     .map((s) => ({ name: s.name, description: s.description, path: s.path }));

@@ -12,7 +12,7 @@ function skill(dir: string, name: string, body: string): void {
 }
 
 describe("skills", () => {
-  it("applies the six-source precedence and hides skills with unmet requirements", () => {
+  it("applies the six-source precedence and hides skills with unmet requirements", async () => {
     const root = mkdtempSync(join(tmpdir(), "clawbox-skills-"));
     try {
       const sources: SkillSource[] = [
@@ -43,7 +43,7 @@ describe("skills", () => {
       );
       skill(join(root, "workspace"), "broken", "no front matter");
       const env = processSkillEnvironment({ PATH: process.env.PATH ?? "" });
-      const set = loadSkills(dirs, new FileCache(), env);
+      const set = await loadSkills(dirs, new FileCache(), env);
       expect(set.available.map((s) => [s.name, s.description])).toEqual([
         ["shared", "from workspace"],
       ]);
@@ -55,7 +55,7 @@ describe("skills", () => {
       expect(hidden["needs-bin"]).toBe("missing binary definitely-not-a-binary-xyz");
       expect(hidden["openclaw-style"]).toBe("missing env HA_TOKEN");
       expect(hidden.broken).toMatch(/invalid SKILL.md: no front matter/);
-      const withToken = loadSkills(
+      const withToken = await loadSkills(
         dirs,
         new FileCache(),
         processSkillEnvironment({ PATH: process.env.PATH ?? "", HA_TOKEN: "t" }),
@@ -70,8 +70,86 @@ describe("skills", () => {
     }
   });
 
-  it("ships bundled skills with valid front matter", () => {
-    const set = loadSkills(
+  it("reads OpenClaw front matter: multi-line JSON5 metadata hides, folded description kept", async () => {
+    const root = mkdtempSync(join(tmpdir(), "clawbox-skills-"));
+    try {
+      // The shape of OpenClaw's bundled skills (e.g. skills/github/SKILL.md): a multi-line
+      // `metadata:` block with trailing commas, and a folded `description: >`.
+      skill(
+        root,
+        "github",
+        [
+          "---",
+          "name: github",
+          "description: >",
+          "  Interact with GitHub using the gh CLI:",
+          "  issues, pull requests and runs.",
+          "metadata:",
+          "  {",
+          '    "openclaw":',
+          "      {",
+          '        "emoji": "🐙",',
+          '        "requires": { "bins": ["definitely-not-gh-xyz"] },',
+          "      },",
+          "  }",
+          "---",
+          "# GitHub",
+        ].join("\n"),
+      );
+      skill(
+        root,
+        "apple-notes",
+        [
+          "---",
+          "name: apple-notes",
+          "description: Manage Apple Notes via the memo CLI on macOS.",
+          "metadata:",
+          "  {",
+          '    "openclaw": { "os": ["darwin"], "requires": { "anyBins": ["memo"] } },',
+          "  }",
+          "---",
+        ].join("\n"),
+      );
+      skill(
+        root,
+        "weather",
+        [
+          "---",
+          "name: weather",
+          "description: |",
+          "  Current weather and forecasts.",
+          "metadata: { openclaw: { requires: { bins: [sh] } } } # JSON5 keys, a YAML comment",
+          "---",
+        ].join("\n"),
+      );
+      const dirs = [{ source: "managed" as const, dir: root }];
+      const env = { env: {}, hasBin: (name: string) => name === "sh" || name === "memo" };
+      const set = await loadSkills(dirs, new FileCache(), { ...env, platform: "linux" });
+      expect(set.available.map((s) => [s.name, s.description])).toEqual([
+        ["weather", "Current weather and forecasts."],
+      ]);
+      const hidden = Object.fromEntries(set.hidden.map((h) => [h.name, h.reason]));
+      expect(hidden).toEqual({
+        github: "missing binary definitely-not-gh-xyz",
+        "apple-notes": "runs on darwin only",
+      });
+      const withGh = await loadSkills(dirs, new FileCache(), {
+        env: {},
+        hasBin: () => true,
+        platform: "darwin",
+      });
+      expect(withGh.available.map((s) => [s.name, s.description])).toEqual([
+        ["apple-notes", "Manage Apple Notes via the memo CLI on macOS."],
+        ["github", "Interact with GitHub using the gh CLI: issues, pull requests and runs."],
+        ["weather", "Current weather and forecasts."],
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("ships bundled skills with valid front matter", async () => {
+    const set = await loadSkills(
       [{ source: "bundled", dir: runtimeLayout().skillsDir }],
       new FileCache(),
       {

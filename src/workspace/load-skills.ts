@@ -3,7 +3,7 @@
  * managed (<home>/skills), personal agent skills (~/.agents/skills), project
  * (<workspace>/.agents/skills), workspace (<workspace>/skills); a skill name found in a
  * later source replaces the earlier one. Skills whose required env vars or binaries are
- * missing are hidden (reported with the reason). Broken SKILL.md files are reported,
+ * missing, or that run on another OS, are hidden (reported with the reason). Broken SKILL.md files are reported,
  * never fatal.
  */
 import { accessSync, constants, readdirSync, statSync } from "node:fs";
@@ -44,6 +44,8 @@ export interface SkillSet {
 export interface SkillEnvironment {
   env: Record<string, string | undefined>;
   hasBin(name: string): boolean;
+  /** `process.platform` unless given (tests). */
+  platform?: string;
 }
 
 export function processSkillEnvironment(
@@ -90,11 +92,11 @@ function listSkillFiles(dir: string): string[] {
   return out;
 }
 
-export function loadSkills(
+export async function loadSkills(
   dirs: readonly SkillDir[],
   cache: FileCache,
   environment: SkillEnvironment,
-): SkillSet {
+): Promise<SkillSet> {
   const byName = new Map<string, Skill | HiddenSkill>();
   const shadowed: SkillSet["shadowed"] = [];
   const broken: HiddenSkill[] = [];
@@ -102,21 +104,26 @@ export function loadSkills(
     for (const path of listSkillFiles(dir)) {
       const read = cache.read(path);
       if (!read.ok) continue;
-      const fm = parseSkillFrontMatter(read.text);
+      const fm = await parseSkillFrontMatter(read.text);
       if (!fm.ok) {
         broken.push({ name: path, path, source, reason: `invalid SKILL.md: ${fm.error}` });
         continue;
       }
-      const { name, description, env, bins } = fm.value;
+      const { name, description, env, bins, anyBins, os } = fm.value;
       const missingEnv = env.filter((v) => !environment.env[v]);
       const missingBins = bins.filter((b) => !environment.hasBin(b));
+      const noneOf = anyBins.length > 0 && !anyBins.some((b) => environment.hasBin(b));
+      const platform = environment.platform ?? process.platform;
+      const otherOs = os.length > 0 && !os.includes(platform);
       const previous = byName.get(name);
       if (previous)
         shadowed.push({ name, path: previous.path, source: previous.source, by: source });
-      if (missingEnv.length > 0 || missingBins.length > 0) {
+      if (missingEnv.length > 0 || missingBins.length > 0 || noneOf || otherOs) {
         const why = [
           ...(missingEnv.length ? [`missing env ${missingEnv.join(", ")}`] : []),
           ...(missingBins.length ? [`missing binary ${missingBins.join(", ")}`] : []),
+          ...(noneOf ? [`needs one of the binaries ${anyBins.join(", ")}`] : []),
+          ...(otherOs ? [`runs on ${os.join(", ")} only`] : []),
         ].join("; ");
         byName.set(name, { name, path, source, reason: why });
       } else {

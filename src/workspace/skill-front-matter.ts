@@ -1,16 +1,22 @@
 /**
- * SKILL.md front matter: a `---` block with `name`, `description` and optional
- * `requirements` (`env` and `bins` lists, inline `[a, b]` or as `- a` items). OpenClaw's
- * `metadata: {"openclaw":{"requires":{...}}}` JSON form is accepted too, so OpenClaw
- * skills work as is. Only this YAML subset is understood; anything else is ignored.
+ * SKILL.md front matter: a `---` YAML block with `name`, `description` and optional
+ * `requirements` (`env`, `bins` lists). OpenClaw skills work as they are: their
+ * `metadata:` block (JSON5-style, often multi-line with trailing commas) is read with
+ * json5 and its `openclaw.requires` (`env`, `bins`, `anyBins`) and `openclaw.os` decide
+ * whether the skill is hidden; `description: >` folded text is plain YAML. The `yaml`
+ * and `json5` libraries are imported only when skills are scanned, never at startup.
  */
 import * as z from "zod";
 
 const frontMatterSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "letters, digits, . _ - only"),
-  description: z.string().min(1, "must not be empty"),
+  description: z.string().trim().min(1, "must not be empty"),
   env: z.array(z.string()).default([]),
   bins: z.array(z.string()).default([]),
+  /** At least one of these binaries must exist (OpenClaw `anyBins`). */
+  anyBins: z.array(z.string()).default([]),
+  /** Platforms the skill runs on (`process.platform` names); empty means any. */
+  os: z.array(z.string()).default([]),
 });
 
 export type SkillFrontMatter = z.infer<typeof frontMatterSchema>;
@@ -19,59 +25,109 @@ export type ParsedFrontMatter =
   | { ok: true; value: SkillFrontMatter }
   | { ok: false; error: string };
 
-const unquote = (v: string): string => v.trim().replace(/^(["'])(.*)\1$/, "$2");
+const requiresSchema = z
+  .object({
+    env: z.array(z.coerce.string()).optional(),
+    bins: z.array(z.coerce.string()).optional(),
+    anyBins: z.array(z.coerce.string()).optional(),
+  })
+  .catch({});
 
-function inlineList(value: string): string[] | undefined {
-  const m = /^\[(.*)\]$/.exec(value.trim());
-  if (!m) return undefined;
-  return (m[1] ?? "")
-    .split(",")
-    .map(unquote)
-    .filter((s) => s.length > 0);
+const metadataSchema = z
+  .record(
+    z.string(),
+    z
+      .object({
+        requires: requiresSchema.optional(),
+        os: z.array(z.coerce.string()).optional(),
+      })
+      .catch({}),
+  )
+  .catch({});
+
+interface Parsers {
+  parseYaml(text: string): unknown;
+  parseJson5(text: string): unknown;
 }
 
-function fromMetadata(json: string, into: { env: string[]; bins: string[] }): void {
-  try {
-    const meta = JSON.parse(json) as Record<
-      string,
-      { requires?: { env?: unknown; bins?: unknown } }
-    >;
-    const requires = (meta.openclaw ?? meta.clawbox)?.requires;
-    if (Array.isArray(requires?.env)) into.env.push(...requires.env.map(String));
-    if (Array.isArray(requires?.bins)) into.bins.push(...requires.bins.map(String));
-  } catch {
-    // Not JSON: ignored like any other unknown key.
-  }
+let parsers: Promise<Parsers> | undefined;
+
+function loadParsers(): Promise<Parsers> {
+  parsers ??= Promise.all([import("yaml"), import("json5")]).then(([yaml, json5]) => ({
+    parseYaml: (text) => yaml.parse(text),
+    parseJson5: (text) => json5.default.parse(text),
+  }));
+  return parsers;
 }
 
-export function parseSkillFrontMatter(text: string): ParsedFrontMatter {
+/** The `metadata:` entry's text (its value and indented lines), and the rest of the block. */
+function splitMetadata(block: string): { metadata: string | undefined; rest: string } {
+  const lines = block.split(/\r?\n/);
+  const start = lines.findIndex((line) => /^metadata\s*:/.test(line));
+  if (start < 0) return { metadata: undefined, rest: block };
+  const first = (lines[start] ?? "").replace(/^metadata\s*:/, "");
+  // A YAML block scalar (`metadata: |`) is left to YAML; its string is read with json5.
+  if (/^\s*[|>]/.test(first)) return { metadata: undefined, rest: block };
+  let end = start + 1;
+  while (end < lines.length && /^(\s|$)/.test(lines[end] ?? "")) end += 1;
+  return {
+    metadata: [first, ...lines.slice(start + 1, end)].join("\n"),
+    rest: [...lines.slice(0, start), ...lines.slice(end)].join("\n"),
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+}
+
+export async function parseSkillFrontMatter(text: string): Promise<ParsedFrontMatter> {
   const block = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---(\r?\n|$)/.exec(text);
   if (!block) return { ok: false, error: "no front matter (--- block with name and description)" };
-  const fields: Record<string, string> = {};
-  const lists: { env: string[]; bins: string[] } = { env: [], bins: [] };
-  let listKey: "env" | "bins" | undefined;
-  for (const line of (block[1] ?? "").split(/\r?\n/)) {
-    const item = /^\s+-\s+(.*)$/.exec(line);
-    if (item && listKey) {
-      lists[listKey].push(unquote(item[1] ?? ""));
-      continue;
+  const { parseYaml, parseJson5 } = await loadParsers();
+  const { metadata: metadataText, rest } = splitMetadata(block[1] ?? "");
+  let data: unknown;
+  try {
+    data = parseYaml(rest) ?? {};
+  } catch (error) {
+    return { ok: false, error: `front matter is not valid YAML: ${errorText(error)}` };
+  }
+  if (!isRecord(data)) return { ok: false, error: "front matter must be key: value lines" };
+  let metadata: unknown = data.metadata;
+  if (metadataText !== undefined && metadataText.trim() !== "") {
+    try {
+      metadata = parseJson5(metadataText);
+    } catch (error) {
+      // Not JSON5 (e.g. a trailing `# comment` or YAML block style): read it as YAML.
+      try {
+        const yaml = parseYaml(`metadata:${metadataText}`);
+        metadata = isRecord(yaml) ? yaml.metadata : undefined;
+      } catch {
+        return { ok: false, error: `metadata is not valid JSON5: ${errorText(error)}` };
+      }
     }
-    const kv = /^(\s*)([A-Za-z_]+)\s*:\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    const [, indent = "", key = "", value = ""] = kv;
-    listKey = undefined;
-    if (key === "env" || key === "bins") {
-      const inline = inlineList(value);
-      if (inline) lists[key].push(...inline);
-      else if (value.trim() === "") listKey = key;
-      else lists[key].push(unquote(value));
-    } else if (key === "metadata") {
-      fromMetadata(value, lists);
-    } else if (indent === "") {
-      fields[key] = unquote(value);
+  } else if (typeof metadata === "string") {
+    try {
+      metadata = parseJson5(metadata);
+    } catch (error) {
+      return { ok: false, error: `metadata is not valid JSON5: ${errorText(error)}` };
     }
   }
-  const parsed = frontMatterSchema.safeParse({ ...fields, env: lists.env, bins: lists.bins });
+  const meta = metadataSchema.parse(metadata ?? {});
+  const fromMeta = meta.openclaw ?? meta.clawbox ?? {};
+  const requirements = requiresSchema.parse(data.requirements ?? {});
+  const list = (value: unknown): string[] =>
+    Array.isArray(value) ? value.map(String) : typeof value === "string" ? [value] : [];
+  const parsed = frontMatterSchema.safeParse({
+    name: data.name,
+    description: data.description,
+    env: [...(requirements.env ?? []), ...list(data.env), ...(fromMeta.requires?.env ?? [])],
+    bins: [...(requirements.bins ?? []), ...list(data.bins), ...(fromMeta.requires?.bins ?? [])],
+    anyBins: [...(requirements.anyBins ?? []), ...(fromMeta.requires?.anyBins ?? [])],
+    os: fromMeta.os ?? [],
+  });
   if (!parsed.success) {
     return {
       ok: false,

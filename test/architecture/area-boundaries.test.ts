@@ -108,4 +108,15 @@ describe("source tree boundaries", () => {
     );
     expect(pricing).toEqual(["src/providers/usage-cost.ts"]);
   });
+
+  it("yaml, node-llama-cpp and onnxruntime load only on first use (no static value import)", () => {
+    const staticImports = sourceFiles.filter(
+      (file) =>
+        !isTest(file) &&
+        /^import\s+(?!type\b)[^;]*from\s+"(yaml|node-llama-cpp|onnxruntime-node)"/m.test(
+          text.get(file) ?? "",
+        ),
+    );
+    expect(staticImports).toEqual([]);
+  });
 });
