@@ -25,24 +25,30 @@ function message(overrides: Partial<InboundMessage> = {}): InboundMessage {
   };
 }
 
-function setup(config: Record<string, unknown> = {}): {
-  fake: FakeProvider;
-  dispatcher: Dispatcher;
-} {
-  const fake = createFakeProvider({ script: () => ({ text: "hi there" }) });
-  harness = createHarness({ providers: { fake }, engine: "real", config });
+/** A dispatcher over the harness's database and agent (a new one = the process restarted). */
+function dispatcherFor(h: Harness, allowFrom: string[] = []): Dispatcher {
   const dispatcher = new Dispatcher({
-    db: harness.store.db,
-    agent: harness.agent,
-    config: harness.config,
+    db: h.store.db,
+    agent: h.agent,
+    config: h.config,
     logger: silentLogger,
     onReplies: () => {},
   });
   dispatcher.register("qq", {
     capabilities: qqCapabilities(false),
-    access: { allowFrom: [], groupPolicy: "mention" },
+    access: { allowFrom, groupPolicy: "mention" },
   });
-  return { fake, dispatcher };
+  return dispatcher;
+}
+
+function setup(
+  config: Record<string, unknown> = {},
+  allowFrom: string[] = [],
+): { fake: FakeProvider; dispatcher: Dispatcher; h: Harness } {
+  const fake = createFakeProvider({ script: () => ({ text: "hi there" }) });
+  const h = createHarness({ providers: { fake }, engine: "real", config });
+  harness = h;
+  return { fake, dispatcher: dispatcherFor(h, allowFrom), h };
 }
 
 function outboxRows(h: Harness) {
@@ -53,22 +59,12 @@ function outboxRows(h: Harness) {
 
 describe("channel dispatch", () => {
   it("answers a message once and drops the same platform message id when it comes again", async () => {
-    const { fake, dispatcher } = setup();
+    const { fake, dispatcher, h } = setup();
     expect(dispatcher.receive(message())).toBe("accepted");
     expect(dispatcher.receive(message())).toBe("duplicate");
     await dispatcher.drain();
     // The same event after a restart: a new dispatcher over the same database.
-    const again = new Dispatcher({
-      db: harness?.store.db as NonNullable<Harness["store"]>["db"],
-      agent: harness?.agent as Harness["agent"],
-      config: harness?.config as Harness["config"],
-      logger: silentLogger,
-      onReplies: () => {},
-    });
-    again.register("qq", {
-      capabilities: qqCapabilities(false),
-      access: { allowFrom: [], groupPolicy: "mention" },
-    });
+    const again = dispatcherFor(h);
     expect(again.receive(message())).toBe("duplicate");
     await again.drain();
     expect(fake.requests).toHaveLength(1);
@@ -143,19 +139,7 @@ describe("channel dispatch", () => {
   });
 
   it("ignores strangers outside allowFrom and group messages without an @-mention", async () => {
-    const fake = createFakeProvider({ script: () => ({ text: "x" }) });
-    harness = createHarness({ providers: { fake }, engine: "real" });
-    const dispatcher = new Dispatcher({
-      db: harness.store.db,
-      agent: harness.agent,
-      config: harness.config,
-      logger: silentLogger,
-      onReplies: () => {},
-    });
-    dispatcher.register("qq", {
-      capabilities: qqCapabilities(false),
-      access: { allowFrom: ["FRIEND", "group:G-OK"], groupPolicy: "mention" },
-    });
+    const { fake, dispatcher } = setup({}, ["FRIEND", "group:G-OK"]);
     expect(dispatcher.receive(message({ messageId: "a", senderId: "STRANGER" }))).toBe("denied");
     expect(dispatcher.receive(message({ messageId: "b", senderId: "FRIEND" }))).toBe("accepted");
     expect(
@@ -182,5 +166,14 @@ describe("channel dispatch", () => {
     ).toBe("accepted");
     await dispatcher.drain();
     expect(fake.requests).toHaveLength(2);
+  });
+
+  it("puts every direct chat into the main session with directSessionMode main", async () => {
+    const { dispatcher, h } = setup({ agent: { directSessionMode: "main" } });
+    dispatcher.receive(message({ messageId: "x1", senderId: "A" }));
+    dispatcher.receive(message({ messageId: "x2", senderId: "B" }));
+    await dispatcher.drain();
+    expect(h.store.sessions.byKey("agent:main:main")).toBeDefined();
+    expect(h.store.sessions.byKey("agent:main:qq:direct:A")).toBeUndefined();
   });
 });

@@ -23,13 +23,7 @@ describe("clawbox run with channels.qq against the fake QQ platform", () => {
   }, async () => {
     const run = await prepareQqRun();
     try {
-      await run.start();
-      await waitUntil(() => run.platform.connected, 15_000, "gateway connection");
-      await waitUntil(
-        () => (run.platform.connections[0] ?? []).some((f) => f.op === 2),
-        15_000,
-        "identify",
-      );
+      await run.startIdentified();
       const c2c = run.platform.c2c("USER_A", "hello box");
       const group = run.platform.groupAt("GROUP_1", "MEMBER_B", "hello group");
       await waitUntil(() => run.platform.sent.length >= 2, 20_000, "two replies");
@@ -79,13 +73,7 @@ describe("clawbox run with channels.qq against the fake QQ platform", () => {
     const run = await prepareQqRun();
     try {
       run.model.enqueue({ kind: "hang" });
-      const first = await run.start();
-      await waitUntil(() => run.platform.connected, 15_000, "gateway connection");
-      await waitUntil(
-        () => (run.platform.connections[0] ?? []).some((f) => f.op === 2),
-        15_000,
-        "identify",
-      );
+      const first = await run.startIdentified();
       const id = run.platform.c2c("USER_A", "what time is it?");
       await waitUntil(() => run.model.requests.length === 1, 20_000, "the model call");
       await kill9(first);
@@ -114,13 +102,7 @@ describe("clawbox run with channels.qq against the fake QQ platform", () => {
     const run = await prepareQqRun();
     try {
       run.platform.failNextSends(1, 500);
-      const first = await run.start();
-      await waitUntil(() => run.platform.connected, 15_000, "gateway connection");
-      await waitUntil(
-        () => (run.platform.connections[0] ?? []).some((f) => f.op === 2),
-        15_000,
-        "identify",
-      );
+      const first = await run.startIdentified();
       const id = run.platform.c2c("USER_A", "remind me");
       await waitUntil(() => run.platform.attempts.length === 1, 20_000, "the failed first send");
       await kill9(first);
@@ -151,13 +133,7 @@ describe("clawbox run with channels.qq against the fake QQ platform", () => {
     const run = await prepareQqRun();
     try {
       run.platform.holdSends();
-      const first = await run.start();
-      await waitUntil(() => run.platform.connected, 15_000, "gateway connection");
-      await waitUntil(
-        () => (run.platform.connections[0] ?? []).some((f) => f.op === 2),
-        15_000,
-        "identify",
-      );
+      const first = await run.startIdentified();
       const id = run.platform.c2c("USER_A", "turn on the lights");
       await waitUntil(
         () => run.platform.sent.length === 1,

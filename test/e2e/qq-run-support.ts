@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openaiText, type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { FakeQqPlatform } from "../fakes/qq-platform.ts";
+import { FakeQqPlatform, waitUntil } from "../fakes/qq-platform.ts";
 import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
 
 export { openaiText };
@@ -15,6 +15,8 @@ export interface QqRun {
   model: ScriptedServer;
   /** Starts `clawbox run`; resolves when it listens. */
   start(): Promise<ChildProcess>;
+  /** Starts `clawbox run` and waits until it has identified on the fake gateway. */
+  startIdentified(): Promise<ChildProcess>;
   /** HTTP base URL of the latest started process. */
   url(): string;
   stderr(): string;
@@ -56,8 +58,15 @@ export async function prepareQqRun(qq: Record<string, unknown> = {}): Promise<Qq
   const children: ChildProcess[] = [];
   let stderr = "";
   let url = "";
-  return {
+  const identifies = () => platform.connections.filter((c) => c.some((f) => f.op === 2)).length;
+  const run: QqRun = {
     url: () => url,
+    async startIdentified() {
+      const before = identifies();
+      const child = await run.start();
+      await waitUntil(() => identifies() > before, 15_000, "the gateway identify");
+      return child;
+    },
     home,
     platform,
     model,
@@ -91,6 +100,7 @@ export async function prepareQqRun(qq: Record<string, unknown> = {}): Promise<Qq
       await model.close();
     },
   };
+  return run;
 }
 
 /** SIGKILLs the process and waits until it is gone. */

@@ -86,31 +86,25 @@ export function messageOfEvent(
   data: unknown,
   now = Date.now(),
 ): InboundMessage | undefined {
+  const common = (d: z.infer<typeof c2cMessage> | z.infer<typeof groupMessage>) => ({
+    channel: "qq",
+    messageId: d.id,
+    text: d.content.trim(),
+    mentioned: true,
+    sentAt: Math.min(now, timeOf(d.timestamp, now)),
+    attachments: d.attachments.map(attachmentOf),
+  });
   if (type === "C2C_MESSAGE_CREATE") {
     const d = c2cMessage.parse(data);
-    return {
-      channel: "qq",
-      messageId: d.id,
-      chatType: "direct",
-      senderId: d.author.user_openid,
-      text: d.content.trim(),
-      mentioned: true,
-      sentAt: Math.min(now, timeOf(d.timestamp, now)),
-      attachments: d.attachments.map(attachmentOf),
-    };
+    return { ...common(d), chatType: "direct", senderId: d.author.user_openid };
   }
   if (type === "GROUP_AT_MESSAGE_CREATE") {
     const d = groupMessage.parse(data);
     return {
-      channel: "qq",
-      messageId: d.id,
+      ...common(d),
       chatType: "group",
       senderId: d.author.member_openid,
       groupId: d.group_openid,
-      text: d.content.trim(),
-      mentioned: true,
-      sentAt: Math.min(now, timeOf(d.timestamp, now)),
-      attachments: d.attachments.map(attachmentOf),
     };
   }
   return undefined;
