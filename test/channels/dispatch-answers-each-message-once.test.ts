@@ -176,4 +176,39 @@ describe("channel dispatch", () => {
     expect(h.store.sessions.byKey("agent:main:main")).toBeDefined();
     expect(h.store.sessions.byKey("agent:main:qq:direct:A")).toBeUndefined();
   });
+
+  it("offers owner-only tools to a QQ owner but not to a stranger, and sends nothing for NO_REPLY", async () => {
+    const fake = createFakeProvider({
+      script: (request) =>
+        JSON.stringify(request.messages.at(-1)?.content).includes("quiet")
+          ? { text: "<think>nothing to say</think>NO_REPLY" }
+          : { text: "ok" },
+    });
+    const h = createHarness({
+      providers: { fake },
+      engine: "real",
+      config: { agent: { owners: ["cli", "qq:OWNER"] } },
+    });
+    harness = h;
+    const dispatcher = dispatcherFor(h);
+    dispatcher.receive(message({ messageId: "o1", senderId: "OWNER" }));
+    dispatcher.receive(message({ messageId: "s1", senderId: "STRANGER" }));
+    dispatcher.receive(message({ messageId: "q1", senderId: "OWNER", text: "be quiet" }));
+    await dispatcher.drain();
+    const toolsOf = (i: number) => (fake.requests[i]?.tools ?? []).map((t) => t.name);
+    const owner = fake.requests.findIndex((r) => r.systemPrompt.includes("qq:OWNER"));
+    const stranger = fake.requests.findIndex((r) => r.systemPrompt.includes("qq:STRANGER"));
+    expect(toolsOf(owner)).toContain("exec");
+    expect(toolsOf(stranger)).not.toContain("exec");
+    expect(toolsOf(stranger).length).toBeLessThan(toolsOf(owner).length);
+    expect(
+      outboxRows(h)
+        .map((r) => r.reply_to)
+        .sort(),
+    ).toEqual(["o1", "s1"]);
+    const quiet = h.store.db
+      .query("SELECT state, reason FROM channel_inbox WHERE message_id = 'q1'")
+      .get();
+    expect(quiet).toEqual({ state: "answered", reason: "silent reply" });
+  });
 });
