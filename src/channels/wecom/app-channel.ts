@@ -3,8 +3,7 @@
  * (`app-callback.ts`), go through the framework's inbox (deduped by MsgId, so the
  * platform's retries are answered once), and replies go out through message/send
  * (`app-api.ts`). Images are fetched by MediaId through media/get; voice uses the
- * platform's `Recognition` transcript. The app only has direct chats. The callback
- * code (and node:crypto with it, ~5 MB of RSS) loads on the first callback.
+ * platform's `Recognition` transcript. The app only has direct chats.
  */
 
 import type {
@@ -17,6 +16,7 @@ import type {
 } from "../channel.ts";
 import type { AdapterDeps } from "../channel-registry.ts";
 import { createWeComAppApi, type WeComAppApi } from "./app-api.ts";
+import { handleAppCallback } from "./app-callback.ts";
 import type { AppMessage } from "./app-message.ts";
 import { sendFailure } from "./send-failure.ts";
 import { WECOM_APP_CHANNEL } from "./wecom-definitions.ts";
@@ -50,9 +50,8 @@ export function createWeComAppChannel(
       // Nothing to connect: the platform calls us. Ready as soon as the route is served.
       channelHost.setState("connected", "waiting for callbacks on /channels/wecom/app");
     },
-    async webhook(request) {
+    webhook(request) {
       host?.touch();
-      const { handleAppCallback } = await import("./app-callback.ts");
       return handleAppCallback(request, {
         crypto: {
           token: config.token,

@@ -161,7 +161,7 @@ export function createWeComBotChannel(
         maxBytes: MAX_IMAGE_BYTES,
         contentTypePrefix: "",
       });
-      return { bytes: await decryptBotMedia(bytes, attachment.aesKey) };
+      return { bytes: decryptBotMedia(bytes, attachment.aesKey) };
     },
     async send(item): Promise<SendOutcome> {
       try {

@@ -70,7 +70,6 @@ const MAX_MISSED_PINGS = 2;
 
 /** A fresh req_id for frames that do not answer a callback. */
 export function newReqId(prefix: string): string {
-  // Web Crypto's global: loading node:crypto just for this would cost ~5 MB of RSS.
   const random = crypto.getRandomValues(new Uint32Array(1))[0] ?? 0;
   return `${prefix}_${Date.now()}_${random.toString(16).padStart(8, "0")}`;
 }

@@ -2,14 +2,13 @@
  * Media in the intelligent bot's messages (image, file, mixed items): the URL serves
  * ciphertext, AES-256-CBC with the message's own `aeskey` (Base64 of 32 bytes; IV =
  * its first 16 bytes; PKCS#7 padding to 32-byte blocks). Padding is checked strictly so
- * a wrong key fails loudly instead of handing the model garbage. node:crypto loads on
- * the first media file, not with the channel (it costs ~5 MB of RSS).
+ * a wrong key fails loudly instead of handing the model garbage.
  */
+import { createDecipheriv } from "node:crypto";
 import { ClawboxError } from "../../errors/index.ts";
 
 /** Decrypts one downloaded media file. */
-export async function decryptBotMedia(cipher: Uint8Array, aeskey: string): Promise<Uint8Array> {
-  const { createDecipheriv } = await import("node:crypto");
+export function decryptBotMedia(cipher: Uint8Array, aeskey: string): Uint8Array {
   const key = Buffer.from(aeskey, "base64");
   if (key.length !== 32) {
     throw new ClawboxError("CHANNEL_API", "WeCom bot media: the aeskey is not 32 bytes");
