@@ -32,6 +32,7 @@ import { bindNotifySocket } from "../../test/fakes/notify-socket.ts";
 import { FakeQqPlatform, waitUntil } from "../../test/fakes/qq-platform.ts";
 import { startFakeWeComApi } from "../../test/fakes/wecom-api-server.ts";
 import { startFakeBotServer } from "../../test/fakes/wecom-bot-server.ts";
+import { wecomAppConfig } from "../../test/fakes/wecom-callback-sender.ts";
 import { MOSQUITTO, type Mosquitto, startMosquitto } from "../../test/support/mosquitto.ts";
 import { startProbe } from "../../test/support/mqtt-probe.ts";
 
@@ -85,14 +86,15 @@ function wecomChannels(): Record<string, unknown> {
   if (!wecom) return {};
   return {
     wecom: {
-      app: {
-        corpId: "wwbench",
-        corpSecret: "bench-corp-secret",
-        agentId: 1000002,
-        token: "bench-token",
-        encodingAESKey: "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
-        apiBase: wecom.api.url,
-      },
+      app: wecomAppConfig(
+        {
+          corpId: "wwbench",
+          token: "bench-token",
+          encodingAESKey: "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
+        },
+        "bench-corp-secret",
+        wecom.api.url,
+      ),
       bot: { ...WECOM_BOT, wsUrl: wecom.bot.url },
     },
   };

@@ -11,7 +11,13 @@ import { createApp } from "../../src/server/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 import { type FakeWeComApi, startFakeWeComApi } from "../fakes/wecom-api-server.ts";
-import { type CallbackSecrets, postMessage, verifyUrl } from "../fakes/wecom-callback-sender.ts";
+import {
+  type CallbackSecrets,
+  postMessage,
+  verifyUrl,
+  wecomAppConfig,
+} from "../fakes/wecom-callback-sender.ts";
+import { TINY_PNG } from "../fixtures/tiny-png.ts";
 
 const SECRETS: CallbackSecrets = {
   token: "QDG6eK",
@@ -19,10 +25,6 @@ const SECRETS: CallbackSecrets = {
   corpId: "wx5823bf96d3bd56c7",
 };
 const CORP_SECRET = "corp-secret-for-tests";
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
-  "base64",
-);
 
 let harness: Harness | undefined;
 let service: ChannelService | undefined;
@@ -58,14 +60,7 @@ async function start(
     config: {
       channels: {
         wecom: {
-          app: {
-            corpId: SECRETS.corpId,
-            corpSecret: CORP_SECRET,
-            agentId: 1000002,
-            token: SECRETS.token,
-            encodingAESKey: SECRETS.encodingAESKey,
-            apiBase: fakeApi.url,
-          },
+          app: wecomAppConfig(SECRETS, CORP_SECRET, fakeApi.url),
         },
       },
     },
@@ -198,7 +193,7 @@ describe("WeCom self-built app channel", () => {
 
   it("reads images by MediaId and voice by Recognition; events are logged, not answered", async () => {
     const { url, model, fakeApi } = await start("ok", true);
-    fakeApi.addMedia("MEDIA_1", PNG, "image/png");
+    fakeApi.addMedia("MEDIA_1", TINY_PNG, "image/png");
     await postMessage(url, SECRETS, {
       fromUser: "zhangsan",
       msgId: "61",

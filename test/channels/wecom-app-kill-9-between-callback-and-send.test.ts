@@ -11,7 +11,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { type FakeWeComApi, startFakeWeComApi } from "../fakes/wecom-api-server.ts";
-import { type CallbackSecrets, postMessage, verifyUrl } from "../fakes/wecom-callback-sender.ts";
+import {
+  type CallbackSecrets,
+  postMessage,
+  verifyUrl,
+  wecomAppConfig,
+} from "../fakes/wecom-callback-sender.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 
 const SECRETS: CallbackSecrets = {
@@ -79,14 +84,7 @@ describe("WeCom app across kill -9", () => {
         memory: { enabled: false },
         channels: {
           wecom: {
-            app: {
-              corpId: SECRETS.corpId,
-              corpSecret: CORP_SECRET,
-              agentId: 1000002,
-              token: SECRETS.token,
-              encodingAESKey: SECRETS.encodingAESKey,
-              apiBase: fakeApi.url,
-            },
+            app: wecomAppConfig(SECRETS, CORP_SECRET, fakeApi.url),
           },
         },
       }),

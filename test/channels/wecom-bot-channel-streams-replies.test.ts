@@ -15,14 +15,10 @@ import {
   type ReceivedFrame,
   startFakeBotServer,
 } from "../fakes/wecom-bot-server.ts";
+import { TINY_PNG } from "../fixtures/tiny-png.ts";
 
 const CREDENTIALS = { botId: "aibot-home", secret: "bot-secret-123456" };
 const ANSWER = "The living room light is on now.\n\nAnything else?";
-/** A 1x1 PNG. */
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
-  "base64",
-);
 
 let harness: Harness | undefined;
 let service: ChannelService | undefined;
@@ -159,7 +155,7 @@ describe("WeCom bot channel", () => {
 
   it("reads group, voice and mixed messages, decrypting the image with the message's own key", async () => {
     const { server, inner } = await start({ loadMs: 0, vision: true });
-    const media = server.addMedia(PNG);
+    const media = server.addMedia(TINY_PNG);
     server.pushMessage({
       ...textMessage("msg-mixed", ""),
       chattype: "group",

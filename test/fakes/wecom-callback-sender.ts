@@ -15,6 +15,22 @@ export interface CallbackSecrets {
   corpId: string;
 }
 
+/** `channels.wecom.app` for these secrets, against the fake API at `apiBase`. */
+export function wecomAppConfig(
+  secrets: CallbackSecrets,
+  corpSecret: string,
+  apiBase: string,
+): Record<string, unknown> {
+  return {
+    corpId: secrets.corpId,
+    corpSecret,
+    agentId: 1000002,
+    token: secrets.token,
+    encodingAESKey: secrets.encodingAESKey,
+    apiBase,
+  };
+}
+
 export function platformEncrypt(secrets: CallbackSecrets, plaintext: string): string {
   const key = Buffer.from(`${secrets.encodingAESKey}=`, "base64");
   const message = Buffer.from(plaintext, "utf8");
