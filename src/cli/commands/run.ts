@@ -10,6 +10,7 @@ import { ClawboxError } from "../../errors/index.ts";
 import { watchModelSettings } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import type { Command } from "../command.ts";
+import { handleStopSignals } from "../graceful-stop.ts";
 import { parseCommandArgs } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 import { VERSION } from "../version.ts";
@@ -161,24 +162,23 @@ export const runCommand: Command = {
       logger: log,
     });
 
-    ctx.keepAlive = new Promise<number>((resolve) => {
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        log.info(`${signal}: stopping`);
+    ctx.keepAlive = handleStopSignals({
+      logger: log,
+      drainMs: config.server.drainMs,
+      stopIntake: () => {
         runtime.notifier.stopping();
         stopWatchdog();
-        await bridge?.close();
         stopModelWatch();
-        await server.stop();
+        // No new connections; open ones (a running reply) finish or are closed below.
+        void server.stop();
+      },
+      idle: () => runtime.agent.idle(),
+      close: async () => {
+        await bridge?.close();
         await channels?.close();
         await runtime.close();
-        log.info("stopped");
-        resolve(0);
-      };
-      process.on("SIGTERM", () => void stop("SIGTERM"));
-      process.on("SIGINT", () => void stop("SIGINT"));
+        await server.stop(true);
+      },
     });
     return 0;
   },

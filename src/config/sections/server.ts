@@ -13,7 +13,12 @@ export const serverSection = z
      * 403, which stops DNS rebinding and cross-site requests from web pages.
      */
     allowedHosts: z.array(z.string().min(1)).default([]),
+    /**
+     * On SIGTERM/SIGINT, running replies get this long to finish before they are
+     * aborted (and stored as far as they got). Keep it below the unit's TimeoutStopSec (30 s).
+     */
+    drainMs: z.number().int().min(0).max(600_000).default(20_000),
   })
-  .default({ host: "127.0.0.1", port: 18790, allowedHosts: [] });
+  .default({ host: "127.0.0.1", port: 18790, allowedHosts: [], drainMs: 20_000 });
 
 export type ServerConfig = z.infer<typeof serverSection>;
