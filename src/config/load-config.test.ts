@@ -16,7 +16,12 @@ describe("loadConfig", () => {
   it("uses the embedded defaults when the file is absent", () => {
     const loaded = loadConfig({ file: "/nonexistent/clawbox.json", env: {} });
     expect(loaded.fileExists).toBe(false);
-    expect(loaded.config.server).toEqual({ host: "127.0.0.1", port: 18790 });
+    expect(loaded.config.server).toEqual({
+      host: "127.0.0.1",
+      port: 18790,
+      allowedHosts: [],
+      drainMs: 20_000,
+    });
     expect(loaded.config).toEqual(defaultConfig());
   });
 
