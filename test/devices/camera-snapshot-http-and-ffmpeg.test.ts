@@ -55,9 +55,15 @@ beforeAll(async () => {
         res.writeHead(401).end("401: Unauthorized");
         return;
       }
-      res.writeHead(200, { "content-type": "image/jpeg" }).end(frame);
+      res
+        .writeHead(200, { "content-type": "image/jpeg", "content-length": frame.length })
+        .end(frame);
     } else if (req.url === "/login") {
       res.writeHead(200, { "content-type": "image/jpeg" }).end("<!DOCTYPE html><html>login</html>");
+    } else if (req.url === "/chunked") {
+      res.writeHead(200, { "content-type": "image/jpeg" });
+      res.write(frame.subarray(0, 4096));
+      res.end(frame.subarray(4096));
     } else if (req.url === "/slow") {
       res.writeHead(200, { "content-type": "image/jpeg" });
       res.write(frame.subarray(0, 100));
@@ -153,15 +159,24 @@ describe.skipIf(ffmpegMissing !== undefined)("camera_snapshot", () => {
         `- name: login\n  url: ${base}/login`,
         `- name: unset\n  url: ${base}/api/camera_proxy/camera.porch\n  token_env: CLAWBOX_TEST_NOT_SET`,
         `- name: slow\n  url: ${base}/slow`,
+        `- name: big\n  url: ${base}/api/camera_proxy/camera.porch\n  token_env: CLAWBOX_TEST_HA_TOKEN`,
+        `- name: bigchunked\n  url: ${base}/chunked`,
         "",
       ].join("\n"),
-      { slow: { timeoutMs: 800 } },
+      { slow: { timeoutMs: 800 }, big: { maxBytes: 2048 }, bigchunked: { maxBytes: 2048 } },
+    );
+    process.env.CLAWBOX_TEST_HA_TOKEN = TOKEN;
+    expect(text(await snap(tool, "big"))).toMatch(
+      /camera big: the snapshot is \d+ bytes, over the 2048-byte cap/,
+    );
+    expect(text(await snap(tool, "bigchunked"))).toContain(
+      "camera bigchunked: the snapshot is over the 2048-byte cap",
     );
     const wrong = text(await snap(tool, "wrong"));
     expect(wrong).toContain("refused the credentials (HTTP 401)");
     expect(wrong).not.toContain("wrong-secret-token-value");
     expect(wrong).not.toContain("token=abc");
-    expect(text(await snap(tool, "login"))).toContain("not an image (an HTML page)");
+    expect(text(await snap(tool, "login"))).toContain("camera login: not an image (an HTML page)");
     expect(text(await snap(tool, "unset"))).toContain(
       "environment variable CLAWBOX_TEST_NOT_SET is not set",
     );

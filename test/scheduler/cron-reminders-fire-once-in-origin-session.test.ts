@@ -173,6 +173,25 @@ describe("cron reminders", () => {
     expect(store.runs(job.id)).toMatchObject([{ status: "ok", attempts: 2 }]);
   });
 
+  it("a retry that was itself killed is not tried a third time", async () => {
+    const { provider, h, scheduler } = setup([{ text: "third time?!" }]);
+    const t0 = Date.now();
+    const job = scheduler.jobs.add(
+      { sessionKey: OWNER_KEY, text: "call mum", at: "in 1 minute", origin: owner },
+      t0,
+    );
+    const store = new CronStore(h.store.db);
+    expect(store.claim(job, undefined, "running", t0 + 60_000)).toBe(true);
+    // First restart takes it up again, and that process is killed mid-turn too.
+    expect(store.takeInterrupted(t0 + 61_000).map((r) => r.jobId)).toEqual([job.id]);
+    expect(store.claimRetry(job.id, t0 + 60_000, t0 + 61_000)).toBe(true);
+    const r = runner(h, { t: t0 + 62_000 });
+    r.start();
+    await settle(r);
+    expect(provider.requests).toHaveLength(0);
+    expect(store.runs(job.id)).toMatchObject([{ status: "interrupted", attempts: 2 }]);
+  });
+
   it("an every-job moves on to its next time after each run", async () => {
     const { h, scheduler } = setup([{ text: "one" }, { text: "two" }]);
     const t0 = Date.now();
@@ -246,6 +265,8 @@ describe("cron reminders", () => {
       config: configSchema.parse({
         models: { primary: "fake", fallbacks: [], providers: {} },
         agent: { owners: ["cli", "qq:OWNER"] },
+        // Strangers in this group may use every tool the policy allows: only ownerOnly stops cron.
+        tools: { byChannel: { "qq:group:G1": { strangers: {} } } },
       }),
       store: h.store,
       paths: h.paths,
