@@ -113,3 +113,55 @@ describe("exec", () => {
     expect(text.length).toBeLessThan(600);
   });
 });
+
+describe("exec deadlines and environment", () => {
+  const base = (workspace: string) => ({
+    sessionId: "s",
+    sessionKey: "k",
+    isOwner: true,
+    workspace,
+    signal: new AbortController().signal,
+  });
+
+  it("a daemon that leaves the group and holds the pipes cannot hang the call", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "clawbox-exec-"));
+    dirs.push(workspace);
+    const exec = createExecTool({ timeoutMs: 500, maxOutputChars: 1000 });
+    const hung = Symbol("hung");
+    // Without the fix the call returns only when `sleep 8` ends; the race shows it does not wait.
+    const sentinel = new Promise<typeof hung>((resolve) => setTimeout(() => resolve(hung), 5000));
+    for (const command of ["setsid sleep 8 & sleep 3", "setsid sleep 8 &"]) {
+      const out = await Promise.race([exec.execute({ command }, base(workspace)), sentinel]);
+      expect(out, command).not.toBe(hung);
+    }
+    // the shell exits at once; its daemon keeps the pipes: the call returns with exit 0
+    const long = createExecTool({ timeoutMs: 20_000, maxOutputChars: 1000 });
+    const started = await Promise.race([
+      long.execute({ command: "echo started; setsid sleep 8 &" }, base(workspace)),
+      sentinel,
+    ]);
+    expect(started).not.toBe(hung);
+    expect(started).toMatchObject({ isError: false, details: { exitCode: 0 } });
+    expect(JSON.stringify(started)).toContain("started");
+  }, 15_000);
+
+  it("commands never see clawbox's token or provider keys", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "clawbox-exec-"));
+    dirs.push(workspace);
+    process.env.CLAWBOX_TOKEN = "token-should-not-leak";
+    process.env.OPENAI_API_KEY = "sk-should-not-leak";
+    process.env.HA_HOST = "homeassistant.local";
+    try {
+      const exec = createExecTool({ timeoutMs: 5000, maxOutputChars: 10000, passEnv: ["HA_HOST"] });
+      const out = await exec.execute({ command: "env" }, base(workspace));
+      const text = JSON.stringify(out.content);
+      expect(text).not.toContain("should-not-leak");
+      expect(text).toContain("PATH=");
+      expect(text).toContain("HA_HOST=homeassistant.local");
+    } finally {
+      delete process.env.CLAWBOX_TOKEN;
+      delete process.env.OPENAI_API_KEY;
+      delete process.env.HA_HOST;
+    }
+  });
+});

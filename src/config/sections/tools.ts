@@ -86,8 +86,10 @@ export const toolsSection = z
       .object({
         timeoutMs: z.number().int().min(100).default(30000),
         maxOutputChars: z.number().int().min(100).default(20000),
+        /** Environment variables passed to commands besides PATH, HOME, LANG… (never all). */
+        passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
       })
-      .default({ timeoutMs: 30000, maxOutputChars: 20000 }),
+      .default({ timeoutMs: 30000, maxOutputChars: 20000, passEnv: [] }),
     mcp: mcpSection,
     /** camera_snapshot sources beyond or over TOOLS.md (docs/TOOLS.md). */
     cameras: camerasConfig.default({}),
@@ -102,7 +104,7 @@ export const toolsSection = z
     bySender: {},
     strangers: { deny: DEFAULT_STRANGER_DENY },
     execution: "parallel",
-    exec: { timeoutMs: 30000, maxOutputChars: 20000 },
+    exec: { timeoutMs: 30000, maxOutputChars: 20000, passEnv: [] },
     mcp: { servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 },
     cameras: {},
     ssh: {},
