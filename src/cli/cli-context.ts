@@ -5,7 +5,13 @@
  */
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
 import { Store } from "../store/index.ts";
-import { createLogger, type HomePaths, homePaths, type Logger } from "../system/index.ts";
+import {
+  collectSecrets,
+  createLogger,
+  type HomePaths,
+  homePaths,
+  type Logger,
+} from "../system/index.ts";
 
 export interface Output {
   write(text: string): void;
@@ -66,12 +72,18 @@ export function createCliContext(
     logger() {
       if (!logger) {
         let level: "debug" | "info" | "warn" | "error" = "info";
+        let secrets: string[] = [];
         try {
           level = ctx.config().config.log.level;
+          secrets = collectSecrets(ctx.config().config);
         } catch {
           // A broken config is reported by the command itself; log at info meanwhile.
         }
-        logger = createLogger({ level, write: (line) => io.stderr.write(`${line}\n`) });
+        logger = createLogger({
+          level,
+          secrets,
+          write: (line) => io.stderr.write(`${line}\n`),
+        });
       }
       return logger;
     },

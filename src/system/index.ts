@@ -9,11 +9,11 @@ export {
   type Logger,
   type LoggerOptions,
   type LogLevel,
-  redact,
   silentLogger,
 } from "./logger.ts";
 export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
+export { collectSecrets, redact } from "./redact.ts";
 export { type RuntimeLayout, runtimeLayout } from "./runtime-layout.ts";
 export {
   createSystemdNotifier,

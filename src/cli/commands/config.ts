@@ -2,7 +2,7 @@
 
 import { type ConfigIssue, formatIssue } from "../../config/index.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
-import { redact } from "../../system/index.ts";
+import { collectSecrets, redact } from "../../system/index.ts";
 import type { Command } from "../command.ts";
 
 export const configCommand: Command = {
@@ -21,7 +21,9 @@ export const configCommand: Command = {
       return 0;
     }
     if (sub === "show") {
-      ctx.stdout.write(`${JSON.stringify(redact(ctx.config().config), null, 2)}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify(redact(ctx.config().config, collectSecrets(ctx.config().config)), null, 2)}\n`,
+      );
       return 0;
     }
     if (sub !== "check") throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}"`);

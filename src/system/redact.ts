@@ -1,0 +1,97 @@
+/**
+ * Secrets never reach logs, errors or `config show`. Three nets:
+ * - by key: string values under secret-looking keys (token, secret, password, apiKey,
+ *   authorization…), every value of an `env` map (MCP server environments hold tokens
+ *   under any name) and every value of a `headers` map except harmless ones. Numbers and
+ *   booleans are never secrets, so `maxTokens` and the other `*Tokens` counts stay.
+ * - in text: bearer credentials, `sk-…` keys, URL credentials (`user:pass@`) and URL
+ *   query parameters with secret-looking names (`?access_token=…`).
+ * - by value: every secret found in the configuration (`collectSecrets`) is replaced
+ *   wherever it appears, whatever surrounds it.
+ */
+const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|authorization|aeskey|credential)/i;
+const HARMLESS_HEADERS = new Set(["content-type", "accept", "user-agent", "accept-language"]);
+const SECRET_PARAM =
+  /([?&](?:access_token|token|api[_-]?key|apikey|key|secret|password|auth|sig|signature|client_secret|code)=)[^&#\s"']+/gi;
+const MARK = "[redacted]";
+
+function redactText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 6) out = out.split(secret).join(MARK);
+  return out
+    .replace(/(Bearer|Basic|QQBot)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${MARK}`)
+    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, `sk-${MARK}`)
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@"']*:)[^\s/@"']+@/gi, `$1${MARK}@`)
+    .replace(SECRET_PARAM, `$1${MARK}`);
+}
+
+/** Long, no spaces, letters and digits: a key or token rather than a name or a path. */
+function looksLikeToken(value: string): boolean {
+  return value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value);
+}
+
+type Container = "env" | "headers" | undefined;
+
+function containerOf(key: string): Container {
+  const lower = key.toLowerCase();
+  return lower === "env" ? "env" : lower === "headers" ? "headers" : undefined;
+}
+
+function walk(
+  value: unknown,
+  secrets: readonly string[],
+  depth: number,
+  inside: Container,
+): unknown {
+  if (depth > 8) return "[…]";
+  if (typeof value === "string") return redactText(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => walk(v, secrets, depth + 1, undefined));
+  if (value && typeof value === "object") {
+    if (value instanceof Error) return redactText(value.message, secrets);
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) {
+      const secretHere =
+        typeof v === "string" &&
+        (SECRET_KEY.test(key) ||
+          inside === "env" ||
+          (inside === "headers" && !HARMLESS_HEADERS.has(key.toLowerCase())));
+      out[key] = secretHere ? MARK : walk(v, secrets, depth + 1, containerOf(key));
+    }
+    return out;
+  }
+  return value;
+}
+
+/** A copy of `value` with secrets replaced by "[redacted]"; `secrets` are known secret values. */
+export function redact(value: unknown, secrets: readonly string[] = []): unknown {
+  return walk(value, secrets, 0, undefined);
+}
+
+/**
+ * The secret values in a configuration object: what `redact` would hide by key, plus
+ * secret URL query values. Give them to the logger so they are hidden anywhere.
+ */
+export function collectSecrets(value: unknown): string[] {
+  const found = new Set<string>();
+  const visit = (v: unknown, key: string, inside: Container, depth: number) => {
+    if (depth > 8) return;
+    if (typeof v === "string") {
+      // Every env/header value is hidden in output, but only token-like ones are hunted
+      // everywhere (a host name such as "ha.local" must not vanish from every log line).
+      const contained =
+        inside === "env" || (inside === "headers" && !HARMLESS_HEADERS.has(key.toLowerCase()));
+      const keyed = SECRET_KEY.test(key) || (contained && looksLikeToken(v));
+      if (keyed && v.length >= 6) found.add(v);
+      for (const match of v.matchAll(SECRET_PARAM)) {
+        const secret = match[0].slice(match[1]?.length ?? 0);
+        if (secret.length >= 6) found.add(secret);
+      }
+      return;
+    }
+    if (Array.isArray(v)) for (const item of v) visit(item, key, undefined, depth + 1);
+    else if (v && typeof v === "object")
+      for (const [k, item] of Object.entries(v)) visit(item, k, containerOf(key), depth + 1);
+  };
+  visit(value, "", undefined, 0);
+  return [...found].sort((a, b) => b.length - a.length);
+}

@@ -1,0 +1,94 @@
+/**
+ * Secrets in the configuration never reach `config show` or the logs: MCP URLs with
+ * `?access_token=`, custom MCP headers, MCP `env` values (a Home Assistant long-lived
+ * token under any name), provider keys and the server token. Token counts such as
+ * `maxTokens` are numbers, not secrets, and stay visible.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { collectSecrets, createLogger } from "../../src/system/index.ts";
+import { runCli } from "../support/run-cli.ts";
+
+const SECRETS = {
+  url: "hassUrlSecret123",
+  header: "hdrSecretValue456",
+  env: "eyJhbGciLongLivedHaToken789",
+  apiKey: "sk-providerkey-000111222",
+  server: "server-token-abcdef-0123456789",
+};
+
+const config = {
+  server: { token: SECRETS.server },
+  models: {
+    primary: "cloud",
+    fallbacks: [],
+    providers: {
+      cloud: {
+        kind: "openai",
+        baseUrl: "http://127.0.0.1:9/v1",
+        model: "m",
+        maxTokens: 777,
+        authProfiles: [{ id: "p", apiKey: SECRETS.apiKey }],
+      },
+    },
+  },
+  tools: {
+    mcp: {
+      servers: {
+        home: {
+          transport: "http",
+          url: `http://ha.local:8123/mcp?access_token=${SECRETS.url}&x=1`,
+          headers: { "X-HA-Auth": SECRETS.header, accept: "application/json" },
+        },
+        local: {
+          transport: "stdio",
+          command: "ha-mcp",
+          env: { HA_LLAT: SECRETS.env, HA_HOST: "ha.local" },
+        },
+      },
+    },
+  },
+};
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
+describe("secrets", () => {
+  it("config show hides every secret and keeps token counts", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-secrets-"));
+    homes.push(home);
+    writeFileSync(join(home, "clawbox.json"), JSON.stringify(config));
+    const run = await runCli(["--home", home, "config", "show"]);
+    expect(run.code).toBe(0);
+    for (const secret of Object.values(SECRETS)) expect(run.stdout).not.toContain(secret);
+    const shown = JSON.parse(run.stdout) as typeof config;
+    expect(shown.models.providers.cloud.maxTokens).toBe(777);
+    expect(shown.tools.mcp.servers.local.env.HA_HOST).toBe("[redacted]");
+    expect(shown.tools.mcp.servers.home.headers.accept).toBe("application/json");
+    expect(shown.tools.mcp.servers.home.url).toBe(
+      "http://ha.local:8123/mcp?access_token=[redacted]&x=1",
+    );
+  });
+
+  it("log lines hide the configuration's secrets wherever they appear", () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (l) => lines.push(l), secrets: collectSecrets(config) });
+    logger.error(`mcp server said: invalid token ${SECRETS.env}`, {
+      url: config.tools.mcp.servers.home.url,
+      detail: `header was ${SECRETS.header}`,
+      headers: { "X-Custom": "anything-here-123" },
+      maxTokens: 512,
+      contextTokens: 4096,
+      auth: `https://user:${SECRETS.server}@example.com/x`,
+    });
+    const line = lines.join("\n");
+    for (const secret of [...Object.values(SECRETS), "anything-here-123"])
+      expect(line).not.toContain(secret);
+    expect(line).toContain('"maxTokens":512');
+    expect(line).toContain('"contextTokens":4096');
+  });
+});
