@@ -20,6 +20,7 @@ import type { Provider, ThinkingLevel, ToolDefinition } from "../providers/index
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { EmitEvent } from "./agent-events.ts";
+import { fallbackRefusal } from "./fallback-policy.ts";
 import { streamAssistant } from "./stream-assistant.ts";
 
 export const MAX_OVERFLOW_RETRIES = 3;
@@ -100,6 +101,12 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
     return { message: blank(input, error.message), error, thinkingLevel };
   }
   for (const provider of input.chain) {
+    const refusal = fallbackRefusal(provider, last?.error, input.config);
+    if (refusal) {
+      input.logger.warn(`not using ${provider.id}: ${refusal}`);
+      if (last) break;
+      continue;
+    }
     let overflowRetries = 0;
     let timeoutRetries = 0;
     let thresholdTried = false;
@@ -198,7 +205,14 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       break;
     }
   }
-  return last ?? { message: blank(input, "no model answered"), thinkingLevel };
+  if (last) return last;
+  if (pending) await storePending(pending);
+  const error = new ClawboxError(
+    "MODEL_NOT_FOUND",
+    "no model may answer: models.localOnly is set and the chain has no local model",
+    { hint: "add a local model to models.primary or models.fallbacks, or unset models.localOnly" },
+  );
+  return { message: blank(input, error.message), error, thinkingLevel };
 }
 
 /** An empty failed assistant message, stored when no model produced one. */

@@ -13,7 +13,7 @@ import {
   type ToolCall,
   type Usage,
 } from "../messages/index.ts";
-import type { Provider, ProviderEvent, ProviderRequest } from "./provider.ts";
+import type { Provider, ProviderEvent, ProviderKind, ProviderRequest } from "./provider.ts";
 
 export interface FakeStep {
   text?: string;
@@ -38,6 +38,8 @@ export interface FakeProviderOptions {
   id?: string;
   model?: string;
   contextWindow?: number;
+  /** What it stands in for (default "fake", which the fallback policy treats as a cloud model). */
+  kind?: ProviderKind;
   script: FakeScript;
 }
 
@@ -166,7 +168,7 @@ export function createFakeProvider(options: FakeProviderOptions): FakeProvider {
 
   return {
     id,
-    kind: "fake",
+    kind: options.kind ?? "fake",
     model,
     requests,
     contextWindow: async () => options.contextWindow ?? 8192,

@@ -75,6 +75,7 @@ describe("outer loop", () => {
       const local = createFakeProvider({
         id: "local",
         model: "tiny",
+        kind: "local",
         script: [{ text: "answer from local" }],
       });
       harness = createHarness({ providers: { cloud, local }, config: models("cloud", ["local"]) });

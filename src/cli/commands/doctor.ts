@@ -4,6 +4,7 @@ import {
   checkConfig,
   checkDatabase,
   checkHome,
+  checkModelPrivacy,
   checkModels,
   checkWorkspace,
   formatCheck,
@@ -28,6 +29,7 @@ export const doctorCommand: Command = {
       const { config } = ctx.config();
       results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
       results.push(...(await checkModels(config, ctx.paths.modelsDir)));
+      results.push(checkModelPrivacy(config));
       try {
         const { channelDoctorChecks } = await import("../../channels/index.ts");
         results.push(...channelDoctorChecks(ctx.store().db, config));

@@ -103,6 +103,11 @@ export const modelsSection = z
   .object({
     primary: z.string().min(1).default("local"),
     fallbacks: z.array(z.string().min(1)).default([]),
+    /**
+     * Keep a local box local: cloud providers are never called, not even as a fallback,
+     * so the private context never leaves the board.
+     */
+    localOnly: z.boolean().default(false),
     providers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/), providerConfig).default({
       local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 },
     }),
@@ -110,6 +115,7 @@ export const modelsSection = z
   .default({
     primary: "local",
     fallbacks: [],
+    localOnly: false,
     providers: {
       local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 },
     },
