@@ -30,6 +30,16 @@ function clientAddress(c: Parameters<typeof getConnInfo>[0]): string {
   }
 }
 
+/** No Origin header (curl, old browsers) or one naming this host; "null" or another site is refused. */
+function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
 export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const auth = new ConsoleAuth(deps.token);
   const app = new Hono<ConsoleEnv>();
@@ -41,7 +51,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       return c.text("console: forbidden host", 403);
     }
     c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "no-referrer");
+    c.header("Referrer-Policy", "same-origin");
     c.header("X-Frame-Options", "DENY");
     await next();
   });
@@ -71,8 +81,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get("/console", (c) => c.redirect("/", 302));
 
   app.post("/console/login", async (c) => {
-    const origin = c.req.header("origin");
-    if (origin && new URL(origin).host !== c.req.header("host")) {
+    if (!sameOrigin(c.req.header("origin"), c.req.header("host"))) {
       return c.html(loginPage({ error: "Cross-site login refused." }), 403);
     }
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);

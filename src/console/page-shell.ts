@@ -7,7 +7,7 @@ const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 const head = (title: string): string =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><link rel="stylesheet" href="/console/assets/console.css"></head>`;
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/console/assets/console.css"></head>`;
 
 export const PAGES = ["chat", "sessions", "context", "memory", "models", "status"] as const;
 

@@ -49,7 +49,7 @@ const errorBox = (error) =>
   h("p", { class: "error", role: "alert" }, String(error.message || error));
 
 function page(title, ...children) {
-  main.replaceChildren(h("h1", {}, title), ...children);
+  main.replaceChildren(h("h1", {}, title), ...children.flat().filter(Boolean));
 }
 
 /** Reads a server-sent-events response body, calling onEvent(name, data) per event. */
@@ -467,7 +467,7 @@ async function contextPage() {
       legend,
       r.budget.steps.length > 0
         ? h("p", { class: "muted" }, `degraded: ${r.budget.steps.join("; ")}`)
-        : null,
+        : "",
       h("h2", {}, "Bootstrap files"),
       h(
         "table",
@@ -534,7 +534,7 @@ async function memoryPage() {
               { class: "muted" },
               `${r.mode} search${r.reason ? ` (${r.reason})` : ""}: ${r.results.length} results`,
             ),
-            r.results.map((x) =>
+            ...r.results.map((x) =>
               h(
                 "div",
                 { class: "hit" },

@@ -1,0 +1,412 @@
+/**
+ * The web console driven in headless Chromium (Debian `chromium` + playwright-core, no
+ * browser download) against a real `clawbox run` started by the test: login (wrong and
+ * right token), a streamed chat against the fake OpenAI server, a transcript and its
+ * JSONL export, the context budget bar, a memory search, and a model pull from a local
+ * HTTP server whose progress bar reaches 100% and whose model becomes the local model
+ * (config comments kept) without a restart. Screenshots go to test/.artifacts/console/.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import JSON5 from "json5";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  openaiText,
+  openaiToolCall,
+  type ScriptedServer,
+  startFakeOpenAI,
+} from "../fakes/openai-server.ts";
+import { writeTinyGguf } from "../fixtures/tiny-gguf.ts";
+import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) console.warn(`console browser tests skipped: ${CHROMIUM} is not installed`);
+
+const TOKEN = "console-e2e-token-0123456789";
+const SHOTS = join(import.meta.dirname, "..", ".artifacts", "console");
+
+interface ModelServer {
+  url: string;
+  bytes: number;
+  sha256: string;
+  stop(): void;
+}
+
+/** Serves one GGUF slowly (16 KB every 30 ms) so the progress bar has steps to show. */
+async function startModelServer(dir: string): Promise<ModelServer> {
+  const file = join(dir, "tiny-chat.gguf");
+  await writeTinyGguf(file);
+  const data = readFileSync(file);
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch() {
+      let offset = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (offset >= data.length) {
+            controller.close();
+            return;
+          }
+          await Bun.sleep(30);
+          const end = Math.min(offset + 16 * 1024, data.length);
+          controller.enqueue(new Uint8Array(data.subarray(offset, end)));
+          offset = end;
+        },
+      });
+      return new Response(body, {
+        headers: {
+          "Content-Type": "application/octet-stream",
+          "Content-Length": String(data.length),
+        },
+      });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}/tiny-chat.gguf`,
+    bytes: data.length,
+    sha256: createHash("sha256").update(data).digest("hex"),
+    stop: () => server.stop(true),
+  };
+}
+
+async function waitForListening(box: ChildProcess, output: () => string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const match = /listening on (http:\/\/\S+)/.exec(output());
+    if (match?.[1]) return match[1];
+    if (box.exitCode !== null) break;
+    await Bun.sleep(50);
+  }
+  throw new Error(`clawbox run did not start:\n${output()}`);
+}
+
+describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
+  let home: string;
+  let configFile: string;
+  let model: ScriptedServer;
+  let files: ModelServer;
+  let box: ChildProcess;
+  let output = "";
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    home = mkdtempSync(join(tmpdir(), "clawbox-console-"));
+    model = await startFakeOpenAI();
+    files = await startModelServer(home);
+    const manifest = join(home, "manifest.json");
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        models: [
+          {
+            name: "tiny-chat",
+            kind: "chat",
+            description: "test model served from 127.0.0.1",
+            quantization: "F32",
+            contextLength: 512,
+            minRamMb: 64,
+            license: "MIT",
+            files: [
+              { name: "tiny-chat.gguf", url: files.url, sha256: files.sha256, size: files.bytes },
+            ],
+          },
+        ],
+      }),
+    );
+    configFile = join(home, "clawbox.json");
+    writeFileSync(
+      configFile,
+      [
+        "// console e2e box",
+        "{",
+        `  server: { token: "${TOKEN}" }, // login required`,
+        "  models: {",
+        "    primary: 'cloud', // the fake OpenAI server",
+        "    providers: {",
+        `      cloud: { kind: 'openai', baseUrl: '${model.url}', model: 'fake', authProfiles: [{ id: 'k', apiKey: 'sk-test-not-secret-1' }] },`,
+        "      local: { kind: 'local', threads: 1 }, // no file yet",
+        "    },",
+        "  },",
+        "  context: { bootstrapMaxChars: 2000 },",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const workspace = join(home, "workspace");
+    mkdirSync(join(workspace, "memory"), { recursive: true });
+    writeFileSync(join(workspace, "MEMORY.md"), "# Memory\n\n- The garage door code is 4711.\n");
+    writeFileSync(join(workspace, "TOOLS.md"), `# Tools\n\n${"Long tool notes. ".repeat(400)}\n`);
+    box = spawn(CLAWBOX_BIN, ["run", "--port", "0"], {
+      env: {
+        ...process.env,
+        CLAWBOX_HOME: home,
+        CLAWBOX_CONFIG: "",
+        CLAWBOX_MODEL_MANIFEST: manifest,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    box.stdout?.on("data", (d) => {
+      output += d;
+    });
+    box.stderr?.on("data", (d) => {
+      output += d;
+    });
+    base = await waitForListening(box, () => output);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    box?.kill("SIGTERM");
+    files?.stop();
+    await model?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it("refuses a wrong token and logs in with the right one (HttpOnly, SameSite=Strict cookie)", async () => {
+    await page.goto(base);
+    await expect(page.locator("input[name=token]").count()).resolves.toBe(1);
+    await page.fill("input[name=token]", "not-the-token-at-all");
+    const [wrong] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/console/login")),
+      page.click("button[type=submit]"),
+    ]);
+    expect(wrong.status()).toBe(401);
+    await expect(page.locator(".error").textContent()).resolves.toContain("Wrong token");
+    await page.screenshot({ path: join(SHOTS, "login.png") });
+    await page.fill("input[name=token]", TOKEN);
+    await Promise.all([page.waitForURL(`${base}/`), page.click("button[type=submit]")]);
+    await page.waitForSelector("#chat-input");
+    const cookie = (await page.context().cookies()).find((c) => c.name === "clawbox_console");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+    expect(cookie?.value).not.toContain(TOKEN);
+  });
+
+  it("streams a chat reply from the fake provider", async () => {
+    model.enqueue(openaiText("Hello from the fake model, streamed word by word."));
+    await page.fill("#chat-input", "Say hello");
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/console/api/chat")),
+      page.click("#chat-send"),
+    ]);
+    expect(response.headers()["content-type"]).toContain("text/event-stream");
+    const done = page.locator(".entry.assistant.done .text").last();
+    await done.waitFor();
+    await expect(done.textContent()).resolves.toBe(
+      "Hello from the fake model, streamed word by word.",
+    );
+    const sent = JSON.stringify(model.requests.at(-1)?.body ?? {});
+    expect(sent).toContain("Say hello");
+    await page.screenshot({ path: join(SHOTS, "chat.png"), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(overflow).toBeLessThanOrEqual(390);
+  });
+
+  it("shows a tool call folded with its result, and an attached image", async () => {
+    model.enqueue(
+      openaiToolCall("memory_search", JSON.stringify({ query: "garage" }), { id: "call_1" }),
+      openaiText("The code is 4711."),
+    );
+    const png = join(home, "dot.png");
+    writeFileSync(
+      png,
+      Buffer.from(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+        "base64",
+      ),
+    );
+    const before = await page.locator(".entry.assistant.done").count();
+    await page.setInputFiles("#chat-images", png);
+    await page.fill("#chat-input", "What is the garage code?");
+    await page.click("#chat-send");
+    await page.waitForFunction(
+      (n) => document.querySelectorAll(".entry.assistant.done").length > n,
+      before,
+    );
+    const bubble = page.locator(".entry.assistant.done").last();
+    await expect(bubble.locator(".text").textContent()).resolves.toBe("The code is 4711.");
+    const tool = bubble.locator("details.tool");
+    await expect(tool.locator("summary").textContent()).resolves.toBe("tool: memory_search");
+    await expect(tool.getAttribute("open")).resolves.toBeNull();
+    await expect(tool.locator(".tool-result").textContent()).resolves.toContain("4711");
+    await expect(page.locator(".entry.user img.shot").last().getAttribute("src")).resolves.toMatch(
+      /^data:image\/png;base64,/,
+    );
+    const request = JSON.stringify(model.requests.at(-2)?.body ?? {});
+    expect(request).toContain("image");
+    await page.screenshot({ path: join(SHOTS, "chat-tool.png"), fullPage: true });
+  });
+
+  it("opens the session's transcript and exports it as JSONL", async () => {
+    await page.goto(`${base}/#sessions`);
+    await page.locator("a.session-link").first().click();
+    await page.waitForSelector("#transcript .entry.user");
+    await expect(page.locator("#transcript .entry.user .text").first().textContent()).resolves.toBe(
+      "Say hello",
+    );
+    await expect(
+      page.locator("#transcript .entry.assistant .text").first().textContent(),
+    ).resolves.toContain("Hello from the fake model");
+    const href = await page.locator("#export-jsonl").getAttribute("href");
+    const jsonl = await page.evaluate(async (url) => (await fetch(url ?? "")).text(), href);
+    const lines = jsonl
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(lines[0]?.type).toBe("session");
+    expect(lines.filter((l) => l.type === "message").length).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: join(SHOTS, "transcript.png"), fullPage: true });
+  });
+
+  it("draws the context budget as a stacked bar with labelled parts and marks truncated files", async () => {
+    await page.goto(`${base}/#context`);
+    await page.waitForSelector("#budget-bar .seg", { state: "attached" });
+    const segments = page.locator("#budget-bar .seg");
+    await expect(segments.count()).resolves.toBe(7);
+    const labels = await segments.evaluateAll((els) =>
+      els.map((e) => e.getAttribute("data-label")),
+    );
+    expect(labels).toEqual([
+      "system prompt",
+      "bootstrap files",
+      "skills",
+      "tools",
+      "history",
+      "reply reserve",
+      "free",
+    ]);
+    const tokens = await segments.evaluateAll((els) =>
+      els.map((e) => Number(e.getAttribute("data-tokens"))),
+    );
+    expect(tokens[0]).toBeGreaterThan(0);
+    expect(tokens[1]).toBeGreaterThan(0);
+    const tools = page.locator("#context-files tr", { hasText: "TOOLS.md" });
+    await expect(tools.locator(".badge").textContent()).resolves.toBe("truncated");
+    await page.screenshot({ path: join(SHOTS, "context.png"), fullPage: true });
+  });
+
+  it("searches memory and shows the hit with its score", async () => {
+    await page.goto(`${base}/#memory`);
+    await page.fill("#memory-query", "garage door");
+    await page.click("#memory-query + button");
+    const hit = page.locator("#memory-results .hit").first();
+    await hit.waitFor();
+    await expect(hit.textContent()).resolves.toMatch(/MEMORY\.md:\d+-\d+ score \d\.\d{3}.*4711/s);
+    await page.screenshot({ path: join(SHOTS, "memory.png"), fullPage: true });
+  });
+
+  it("pulls a model with a live progress bar to 100%, and it becomes the local model without a restart", async () => {
+    await page.goto(`${base}/#models`);
+    await page.locator('tr[data-model="tiny-chat"] button.pull').click();
+    const seen = new Set<string>();
+    const bar = page.locator("#pull-progress");
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      seen.add((await bar.getAttribute("aria-valuenow")) ?? "");
+      if ((await bar.getAttribute("data-state")) === "done") break;
+      await Bun.sleep(50);
+    }
+    await expect(bar.getAttribute("aria-valuenow")).resolves.toBe("100");
+    expect([...seen].some((v) => Number(v) > 0 && Number(v) < 100)).toBe(true);
+    await page.screenshot({ path: join(SHOTS, "models.png"), fullPage: true });
+    const installed = join(home, "models", "tiny-chat", "tiny-chat.gguf");
+    expect(createHash("sha256").update(readFileSync(installed)).digest("hex")).toBe(files.sha256);
+    const text = readFileSync(configFile, "utf8");
+    expect(text).toContain("// the fake OpenAI server");
+    expect(text).toContain("// no file yet");
+    expect(JSON5.parse(text).models.providers.local.path).toBe(installed);
+    await page.locator('tr[data-model="tiny-chat"] button.use').waitFor();
+    const state = await page.evaluate(async () => (await fetch("/console/api/models")).json());
+    expect(state).toMatchObject({ localPath: installed, primary: "cloud" });
+  });
+
+  it("shows the doctor checks, channel and MQTT state, uptime and RSS", async () => {
+    await page.goto(`${base}/#status`);
+    await page.waitForSelector("#checks tr");
+    await expect(page.locator("#vitals").textContent()).resolves.toMatch(
+      /up \d+ s, RSS \d+\.\d MB/,
+    );
+    await expect(page.locator(".area-channels").textContent()).resolves.toContain("not configured");
+    await expect(page.locator(".area-mqtt").textContent()).resolves.toContain("not configured");
+    await page.screenshot({ path: join(SHOTS, "status.png"), fullPage: true });
+  });
+
+  it("a running box picks up a model setting edited in the config file", async () => {
+    const text = readFileSync(configFile, "utf8").replace("primary: 'cloud'", "primary: 'local'");
+    writeFileSync(configFile, text);
+    const deadline = Date.now() + 15_000;
+    let primary = "";
+    while (Date.now() < deadline) {
+      const state = await page.evaluate(async () => (await fetch("/console/api/models")).json());
+      primary = (state as { primary: string }).primary;
+      if (primary === "local") break;
+      await Bun.sleep(200);
+    }
+    expect(primary).toBe("local");
+  });
+
+  it("guards the API: no session, no CSRF header or a non-JSON body is refused; bearer API unchanged; failed logins limited", async () => {
+    const anonymous = await fetch(`${base}/console/api/sessions`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).not.toMatch(/token/i);
+    const guarded = await page.evaluate(async () => {
+      const csrf = document.body.dataset.csrf ?? "";
+      const post = (headers: Record<string, string>, body: string) =>
+        fetch("/console/api/models/chain", { method: "POST", headers, body }).then((r) => r.status);
+      const json = JSON.stringify({ primary: "cloud", fallbacks: [] });
+      return {
+        noCsrf: await post({ "Content-Type": "application/json" }, json),
+        wrongCsrf: await post({ "Content-Type": "application/json", "X-Clawbox-CSRF": "x" }, json),
+        form: await post({ "Content-Type": "text/plain", "X-Clawbox-CSRF": csrf }, json),
+        ok: await post({ "Content-Type": "application/json", "X-Clawbox-CSRF": csrf }, json),
+      };
+    });
+    expect(guarded).toEqual({ noCsrf: 403, wrongCsrf: 403, form: 415, ok: 200 });
+    model.enqueue(openaiText("bearer still works"));
+    const api = await fetch(`${base}/api/chat`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ message: "hi" }),
+    });
+    expect(api.status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${base}/console/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: `token=guess-${i}`,
+        redirect: "manual",
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    const blocked = await fetch(`${base}/console/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `token=${TOKEN}`,
+      redirect: "manual",
+    });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
