@@ -218,7 +218,7 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     const sent = JSON.stringify(model.requests.at(-1)?.body ?? {});
     expect(sent).toContain("Say hello");
     await page.screenshot({ path: join(SHOTS, "chat.png"), fullPage: true });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth");
     expect(overflow).toBeLessThanOrEqual(390);
   });
 
@@ -240,8 +240,7 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await page.fill("#chat-input", "What is the garage code?");
     await page.click("#chat-send");
     await page.waitForFunction(
-      (n) => document.querySelectorAll(".entry.assistant.done").length > n,
-      before,
+      `document.querySelectorAll(".entry.assistant.done").length > ${before}`,
     );
     const bubble = page.locator(".entry.assistant.done").last();
     await expect(bubble.locator(".text").textContent()).resolves.toBe("The code is 4711.");
@@ -369,8 +368,8 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     const anonymous = await fetch(`${base}/console/api/sessions`);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.text()).not.toMatch(/token/i);
-    const guarded = await page.evaluate(async () => {
-      const csrf = document.body.dataset.csrf ?? "";
+    const csrf = (await page.locator("body").getAttribute("data-csrf")) ?? "";
+    const guarded = await page.evaluate(async (csrf) => {
       const post = (headers: Record<string, string>, body: string) =>
         fetch("/console/api/models/chain", { method: "POST", headers, body }).then((r) => r.status);
       const json = JSON.stringify({ primary: "cloud", fallbacks: [] });
@@ -380,7 +379,7 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
         form: await post({ "Content-Type": "text/plain", "X-Clawbox-CSRF": csrf }, json),
         ok: await post({ "Content-Type": "application/json", "X-Clawbox-CSRF": csrf }, json),
       };
-    });
+    }, csrf);
     expect(guarded).toEqual({ noCsrf: 403, wrongCsrf: 403, form: 415, ok: 200 });
     model.enqueue(openaiText("bearer still works"));
     const api = await fetch(`${base}/api/chat`, {
