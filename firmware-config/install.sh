@@ -26,10 +26,37 @@ until out=$(dpkg -i "$deb" 2>&1); do
 done
 echo "$out"
 if [ -f "$here/clawbox.json" ]; then
-  install -o root -g clawbox -m 0640 "$here/clawbox.json" /etc/clawbox/clawbox.json
+  install -o root -g clawbox -m 0660 "$here/clawbox.json" /etc/clawbox/clawbox.json
   # The copy on the FAT boot partition is world-readable and may hold tokens.
   rm -f "$here/clawbox.json"
 fi
 systemctl enable clawbox.service
 systemctl restart --no-block clawbox.service
+# Optional (prepare-sd.sh --pull-model): once the network is up, pull the chat model
+# recommended for this board; it becomes the local model and the running service picks
+# it up, so the box can chat with no SSH. Retries every minute until it succeeds.
+if [ -f "$here/pull-model" ]; then
+  cat >/etc/systemd/system/clawbox-pull-model.service <<'UNIT'
+[Unit]
+Description=Pull the recommended clawbox chat model (first boot, once the network is up)
+Wants=network-online.target
+After=network-online.target clawbox.service
+[Service]
+Type=oneshot
+User=clawbox
+Group=clawbox
+Environment=CLAWBOX_HOME=/var/lib/clawbox
+Environment=CLAWBOX_CONFIG=/etc/clawbox/clawbox.json
+ExecStart=/usr/bin/clawbox models pull --recommended
+ExecStartPost=+/bin/systemctl disable clawbox-pull-model.service
+Restart=on-failure
+RestartSec=60
+[Install]
+WantedBy=multi-user.target
+UNIT
+  systemctl daemon-reload
+  systemctl enable clawbox-pull-model.service
+  systemctl start --no-block clawbox-pull-model.service
+  rm -f "$here/pull-model"
+fi
 echo "clawbox installed: $(clawbox --version)"

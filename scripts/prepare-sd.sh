@@ -22,6 +22,7 @@ Usage: scripts/prepare-sd.sh --boot DIR --ssh-key FILE [options]
   --wifi-password PSK   (or env CLAWBOX_WIFI_PASSWORD, to keep it out of shell history)
   --wifi-country CC     two letters (required with --wifi-ssid), e.g. CN, DE, US
   --config FILE         clawbox.json to install as /etc/clawbox/clawbox.json
+  --pull-model          at first boot, once online, pull the chat model recommended for the board
   --os auto|trixie|bookworm   first-boot mechanism (auto: cloud-init when the card has meta-data)
 USAGE
 }
@@ -55,10 +56,11 @@ clean_cmdline() {
 }
 
 boot="" ssh_key_file="" deb="" config="" os=auto
-hostname=clawbox user=clawbox-admin timezone=UTC locale=en_US.UTF-8
+hostname=clawbox user=clawbox-admin timezone=UTC locale=en_US.UTF-8 pull_model=0
 wifi_ssid="" wifi_password=${CLAWBOX_WIFI_PASSWORD:-} wifi_country=""
 while [ $# -gt 0 ]; do
   [ "$1" = -h ] || [ "$1" = --help ] && { usage; exit 0; }
+  [ "$1" = --pull-model ] && { pull_model=1; shift; continue; }
   [ $# -ge 2 ] || fail "$1 needs a value"
   case $1 in
     --boot) boot=$2 ;; --ssh-key) ssh_key_file=$2 ;; --deb) deb=$2 ;; --config) config=$2 ;;
@@ -135,6 +137,8 @@ cp "$deb" "$boot/clawbox/"
 cp "$fw/install.sh" "$boot/clawbox/install.sh"
 # A config from an earlier run must not be installed when this run gives none.
 if [ -n "$config" ]; then cp "$config" "$boot/clawbox/clawbox.json"; else rm -f "$boot/clawbox/clawbox.json"; fi
+rm -f "$boot/clawbox/pull-model"
+[ "$pull_model" = 0 ] || : >"$boot/clawbox/pull-model"
 
 if [ "$os" = trixie ]; then
   # Switching from Bookworm mode: its firstrun must not run as well.

@@ -5,7 +5,7 @@
  * writes a shell-quoted settings file and one cmdline entry, and reruns are idempotent.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cardText, KEY, makeFakeCard, PASSWORD, prepare, wpaPsk } from "./fake-card.ts";
@@ -158,5 +158,20 @@ describe("prepare-sd.sh", () => {
       "my box",
     ]);
     expect(badHost.stderr).toContain("--hostname my box");
+  });
+
+  it("--pull-model leaves the marker that makes install.sh pull the recommended model once online", () => {
+    const card = fakeCard(true);
+    const args = ["--boot", card.boot, "--ssh-key", card.key, "--deb", card.deb];
+    const run = prepare([...args, "--pull-model"]);
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(existsSync(join(card.boot, "clawbox", "pull-model"))).toBe(true);
+    const install = readFileSync(join(card.boot, "clawbox", "install.sh"), "utf8");
+    expect(install).toContain("ExecStart=/usr/bin/clawbox models pull --recommended");
+    expect(install).toContain("After=network-online.target");
+    const again = prepare(args);
+    expect(again.status).toBe(0);
+    expect(existsSync(join(card.boot, "clawbox", "pull-model"))).toBe(false);
   });
 });

@@ -239,9 +239,9 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await page.setInputFiles("#chat-images", png);
     await page.fill("#chat-input", "What is the garage code?");
     await page.click("#chat-send");
-    await page.waitForFunction(
-      `document.querySelectorAll(".entry.assistant.done").length > ${before}`,
-    );
+    await expect
+      .poll(() => page.locator(".entry.assistant.done").count(), { timeout: 30_000 })
+      .toBeGreaterThan(before);
     const bubble = page.locator(".entry.assistant.done").last();
     await expect(bubble.locator(".text").textContent()).resolves.toBe("The code is 4711.");
     const tool = bubble.locator("details.tool");

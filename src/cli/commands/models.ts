@@ -33,6 +33,7 @@ export const modelsCommand: Command = {
     "Usage: clawbox models <list|pull> [options]",
     "  list [--json]                          manifest models, which are installed, and the one recommended for this board",
     "  pull NAME [--allow-unverified]         download into <home>/models/NAME (resumes, verifies sha256);",
+    "  pull --recommended                     the chat model recommended for this board's RAM and free disk",
     "                                         a chat model becomes the local model when none is configured",
     "  --manifest FILE                        use another manifest (default models/manifest.json or $CLAWBOX_MODEL_MANIFEST)",
   ].join("\n"),
@@ -41,6 +42,7 @@ export const modelsCommand: Command = {
     const { values, positionals } = parseCommandArgs(rest, {
       json: { type: "boolean" },
       "allow-unverified": { type: "boolean" },
+      recommended: { type: "boolean" },
       manifest: { type: "string" },
     });
     const manifest = values.manifest ? loadManifest(values.manifest) : loadManifest();
@@ -77,8 +79,19 @@ export const modelsCommand: Command = {
       return 0;
     }
     if (sub === "pull") {
-      const name = positionals[0];
-      if (!name) throw new ClawboxError("CLI_USAGE", "pull needs a model NAME");
+      let name = positionals[0];
+      if (values.recommended) {
+        const recommendation = recommendChatModel(manifest, boardResources(modelsDir));
+        if (!recommendation.model) {
+          throw new ClawboxError(
+            "MODEL_NOT_FOUND",
+            `no model to recommend: ${recommendation.reason}`,
+          );
+        }
+        name = recommendation.model.name;
+        ctx.stdout.write(`recommended: ${recommendation.reason}\n`);
+      }
+      if (!name) throw new ClawboxError("CLI_USAGE", "pull needs a model NAME (or --recommended)");
       const model = findManifestModel(manifest, name);
       const progress = createProgressPrinter(
         (t) => ctx.stderr.write(t),
