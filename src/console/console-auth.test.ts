@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConsoleAuth, isLoopbackHost } from "./console-auth.ts";
+import { ConsoleAuth } from "./console-auth.ts";
 
 const TOKEN = "correct-horse-battery-staple";
 
@@ -43,20 +43,9 @@ describe("console auth", () => {
     expect(auth.csrfFor(ok.sessionId)).toBeUndefined();
   });
 
-  it("is open without a token, for loopback Host headers only", () => {
+  it("is open without a token", () => {
     const auth = new ConsoleAuth(undefined);
     expect(auth.open).toBe(true);
     expect(auth.csrfFor(undefined)).toBeTruthy();
-    for (const host of ["127.0.0.1:18790", "localhost:1", "[::1]:18790", "127.1.2.3"]) {
-      expect(isLoopbackHost(host), host).toBe(true);
-    }
-    for (const host of [
-      "evil.example:18790",
-      "127.0.0.1.evil.example",
-      "192.168.1.5:18790",
-      undefined,
-    ]) {
-      expect(isLoopbackHost(host), String(host)).toBe(false);
-    }
   });
 });

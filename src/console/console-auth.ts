@@ -94,10 +94,3 @@ export class ConsoleAuth {
     }
   }
 }
-
-/** Host header names a loopback address (127.0.0.0/8, ::1, localhost), any port. */
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const name = host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.split(":")[0];
-  return name === "localhost" || name === "::1" || /^127(?:\.\d{1,3}){3}$/.test(name ?? "");
-}
