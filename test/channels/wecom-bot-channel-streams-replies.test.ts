@@ -6,8 +6,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChannelService, createChannelService } from "../../src/channels/index.ts";
+import type { ProviderConfig } from "../../src/config/index.ts";
 import type { Provider } from "../../src/providers/index.ts";
-import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
+import {
+  createFakeProvider,
+  createProvider,
+  type FakeProvider,
+} from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 import {
@@ -16,6 +21,7 @@ import {
   startFakeBotServer,
 } from "../fakes/wecom-bot-server.ts";
 import { TINY_PNG } from "../fixtures/tiny-png.ts";
+import { HAVE_STORIES, STORIES_MODEL } from "../support/stories-model.ts";
 
 const CREDENTIALS = { botId: "aibot-home", secret: "bot-secret-123456" };
 const ANSWER = "The living room light is on now.\n\nAnything else?";
@@ -33,8 +39,8 @@ afterEach(async () => {
   fake = undefined;
 });
 
-/** A scripted model that waits `loadMs` before its first token, like a cold local model. */
-function slowStart(inner: FakeProvider, loadMs: number): Provider & { firstTokenAt: number[] } {
+/** Records when `inner` produced its first token; waits `loadMs` first (a cold model). */
+function slowStart(inner: Provider, loadMs: number): Provider & { firstTokenAt: number[] } {
   const firstTokenAt: number[] = [];
   return {
     id: inner.id,
@@ -56,13 +62,15 @@ function slowStart(inner: FakeProvider, loadMs: number): Provider & { firstToken
   };
 }
 
-async function start(options: { loadMs?: number; vision?: boolean; text?: string } = {}) {
+async function start(options: { loadMs?: number; vision?: boolean; local?: ProviderConfig } = {}) {
   const server = startFakeBotServer(CREDENTIALS);
   fake = server;
   const inner = createFakeProvider({
-    script: () => ({ text: options.text ?? ANSWER, chunkSize: 6, delayMs: 15 }),
+    script: () => ({ text: ANSWER, chunkSize: 6, delayMs: 15 }),
   });
-  const model = slowStart(inner, options.loadMs ?? 1_500);
+  const model = options.local
+    ? slowStart(createProvider("fake", options.local), 0)
+    : slowStart(inner, options.loadMs ?? 1_500);
   harness = createHarness({
     providers: { fake: model },
     engine: "real",
@@ -224,4 +232,32 @@ describe("WeCom bot channel", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(server.connections()).toBe(2);
   });
+
+  it.skipIf(!HAVE_STORIES)(
+    "opens the stream before a cold local llama.cpp model produces its first token",
+    { timeout: 120_000 },
+    async () => {
+      const { server, model } = await start({
+        local: {
+          kind: "local",
+          path: STORIES_MODEL,
+          threads: 1,
+          temperature: 0,
+          maxTokens: 200,
+        } as ProviderConfig,
+      });
+      server.pushMessage(textMessage("msg-local", "Once upon a time"));
+      await server.waitFor(
+        (frames) => frames.some((f) => f.cmd === "aibot_respond_msg" && streamOf(f).finish),
+        110_000,
+      );
+      const responds = server.received.filter((f) => f.cmd === "aibot_respond_msg");
+      const first = responds[0];
+      if (!first) throw new Error("no stream frames");
+      expect(streamOf(first).finish).toBe(false);
+      expect(model.firstTokenAt[0]).toBeDefined();
+      expect(first.at).toBeLessThan(model.firstTokenAt[0] ?? 0);
+      expect(streamOf(responds.at(-1) ?? first).finish).toBe(true);
+    },
+  );
 });

@@ -30,10 +30,13 @@ function harness(throttle: { ms: number; chars: number }) {
 }
 
 describe("WeCom bot stream reply", () => {
-  it("sends the placeholder frame on open, before any model text", () => {
-    const { frames, reply } = harness({ ms: 500, chars: 200 });
+  it("sends the placeholder frame on open, before any model text, and nothing empty after it", async () => {
+    const { frames, reply, ackNext } = harness({ ms: 0, chars: 1 });
     reply.open();
     expect(frames).toEqual([{ content: STREAM_PLACEHOLDER, finish: false }]);
+    await ackNext();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(frames).toHaveLength(1);
   });
 
   it("coalesces updates while a frame waits for its ack and sends only the latest", async () => {

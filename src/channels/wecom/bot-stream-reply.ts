@@ -63,7 +63,7 @@ export function createStreamReply(options: StreamReplyOptions): StreamReply {
   }
 
   function flushIfDue(): void {
-    if (finished || inFlight || latest === sentText) return;
+    if (finished || inFlight || latest === "" || latest === sentText) return;
     const waited = now() - sentAt;
     if (waited >= throttleMs || latest.length - sentText.length >= throttleChars) {
       if (timer) clearTimeout(timer);
