@@ -65,7 +65,9 @@ export class MemoryIndex {
   }
 
   /** Re-indexes what changed; `force` re-reads every file even when mtime/size match. */
-  async sync(options: { force?: boolean; paths?: string[] } = {}): Promise<IndexStats> {
+  async sync(
+    options: { force?: boolean; paths?: string[]; embed?: boolean } = {},
+  ): Promise<IndexStats> {
     const started = performance.now();
     const { db } = this.o;
     const stats: IndexStats = {
@@ -114,7 +116,8 @@ export class MemoryIndex {
       if (only && !only.has(path)) continue;
       await this.syncFile(path, known.get(path), options.force ?? false, stats);
     }
-    if (this.vectorsEnabled) await this.embedPending(stats);
+    // `embed: false` indexes text only; chunks stay pending until the next sync.
+    if (this.vectorsEnabled && options.embed !== false) await this.embedPending(stats);
     stats.ms = performance.now() - started;
     return stats;
   }

@@ -12,6 +12,7 @@ import type { AgentTool } from "../tools/index.ts";
 import { type DreamSchedule, dreamPlan, scheduleDreaming } from "./dream-schedule.ts";
 import { type DreamReport, dream } from "./dreaming.ts";
 import type { Embedder } from "./embedding/embedder.ts";
+import { lazyEmbedder } from "./embedding/lazy-embedder.ts";
 import { createOnnxEmbedder } from "./embedding/onnx-embedder.ts";
 import { hybridSearch, type MemorySearchResponse, type SearchOptions } from "./hybrid-search.ts";
 import { type IndexStats, MemoryIndex } from "./memory-index.ts";
@@ -35,7 +36,8 @@ export interface MemoryStatus {
   workspace: string;
   mode: "hybrid" | "keyword";
   reason: string | undefined;
-  model: { name: string; dimension: number } | undefined;
+  /** `loaded`: the model is in memory (it loads on the first text to embed). */
+  model: { name: string; dimension: number; loaded: boolean } | undefined;
   indexedModel: { name: string; dimension: number } | undefined;
   files: number;
   chunks: number;
@@ -102,10 +104,24 @@ export function createMemory(deps: MemoryDeps): MemoryService {
             reason: `embedding model ${modelName} is not installed in ${dir} (run "clawbox models pull ${modelName}")`,
           };
         }
-        const embedder = await createOnnxEmbedder(installed, {
-          threads: settings.embedding.threads,
-          batchSize: settings.embedding.batchSize,
-        });
+        // Loaded on the first text to embed (a search, new notes), not at start.
+        const embedder = lazyEmbedder(
+          installed,
+          () =>
+            createOnnxEmbedder(installed, {
+              threads: settings.embedding.threads,
+              batchSize: settings.embedding.batchSize,
+            }),
+          (error) => {
+            logger.warn("embedding model unavailable, memory search is keyword-only", {
+              error: String(error),
+            });
+            embedderPromise = Promise.resolve({
+              embedder: undefined,
+              reason: error instanceof Error ? error.message : String(error),
+            });
+          },
+        );
         return { embedder, reason: undefined };
       } catch (error) {
         logger.warn("embedding model unavailable, memory search is keyword-only", {
@@ -132,7 +148,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
     });
   };
 
-  const index = async (options: { force?: boolean } = {}): Promise<IndexStats> => {
+  const index = async (options: { force?: boolean; embed?: boolean } = {}): Promise<IndexStats> => {
     if (indexing) await indexing.catch(() => undefined);
     dirty = false;
     indexing = (async () => (await makeIndex()).sync(options))();
@@ -172,7 +188,9 @@ export function createMemory(deps: MemoryDeps): MemoryService {
     async start() {
       if (!settings.enabled) return;
       try {
-        const stats = await index();
+        // Text only at start: embedding would load the model; the first search does it.
+        const stats = await index({ embed: false });
+        dirty = true;
         logger.info("memory indexed", {
           files: stats.files,
           added: stats.chunksAdded,
@@ -214,7 +232,13 @@ export function createMemory(deps: MemoryDeps): MemoryService {
         workspace,
         mode: useVectors ? "hybrid" : "keyword",
         reason: useVectors ? undefined : embedder ? vectorsUnavailable : reason,
-        model: embedder ? { name: embedder.name, dimension: embedder.dimension } : undefined,
+        model: embedder
+          ? {
+              name: embedder.name,
+              dimension: embedder.dimension,
+              loaded: "loaded" in embedder ? embedder.loaded === true : true,
+            }
+          : undefined,
         indexedModel: indexedModel(db),
         files: count("SELECT count(*) AS n FROM memory_files"),
         chunks: count("SELECT count(*) AS n FROM memory_chunks"),

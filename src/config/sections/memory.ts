@@ -6,8 +6,11 @@ import * as z from "zod";
 
 const embedding = z
   .object({
-    /** Manifest name of the model (models/manifest.json), or "none" for keyword-only. */
-    model: z.string().min(1).default("bge-small-zh-v1.5"),
+    /**
+     * Manifest name of the model (models/manifest.json), or "none" for keyword-only.
+     * Default: the int8 variant (~4x smaller in memory than fp32 on a small board).
+     */
+    model: z.string().min(1).default("bge-small-zh-v1.5-int8"),
     /** A model folder (model.onnx + tokenizer.json + clawbox-model.json); overrides `model`. */
     dir: z.string().min(1).optional(),
     /** onnxruntime intra-op threads. Always explicit: the default oversubscribes small boards. */
