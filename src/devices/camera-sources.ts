@@ -176,67 +176,36 @@ export async function captureFrame(
   signal: AbortSignal,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Buffer> {
-  let bytes: Buffer;
+  const ffmpeg = (input: string[], what: string) =>
+    processFrame(
+      camera,
+      "ffmpeg",
+      ["-hide_banner", "-loglevel", "error", ...input, ...ffmpegOut],
+      signal,
+      what,
+    );
   switch (camera.source) {
     case "http":
-      bytes = await httpFrame(camera, signal, env);
-      break;
+      return httpFrame(camera, signal, env);
     case "rtsp":
-      bytes = await processFrame(
-        camera,
-        "ffmpeg",
-        [
-          "-hide_banner",
-          "-loglevel",
-          "error",
-          "-rtsp_transport",
-          "tcp",
-          "-i",
-          rtspUrl(camera, env),
-          ...ffmpegOut,
-        ],
-        signal,
+      return ffmpeg(
+        ["-rtsp_transport", "tcp", "-i", rtspUrl(camera, env)],
         safeUrl(camera.url ?? ""),
       );
-      break;
-    case "v4l2":
-      bytes = await processFrame(
-        camera,
-        "ffmpeg",
-        [
-          "-hide_banner",
-          "-loglevel",
-          "error",
-          "-f",
-          "v4l2",
-          "-i",
-          camera.device ?? "/dev/video0",
-          ...ffmpegOut,
-        ],
-        signal,
-        camera.device ?? "/dev/video0",
-      );
-      break;
+    case "v4l2": {
+      const device = camera.device ?? "/dev/video0";
+      return ffmpeg(["-f", "v4l2", "-i", device], device);
+    }
     case "rpicam":
-      bytes = await processFrame(
+      return processFrame(
         camera,
         "rpicam-still",
         [
-          "--nopreview",
-          "--immediate",
-          "--width",
-          "1200",
-          "--height",
-          "900",
-          "--encoding",
-          "jpg",
-          "--output",
-          "-",
+          ...["--nopreview", "--immediate", "--width", "1200", "--height", "900"],
+          ...["--encoding", "jpg", "--output", "-"],
         ],
         signal,
         "the Pi camera",
       );
-      break;
   }
-  return bytes;
 }

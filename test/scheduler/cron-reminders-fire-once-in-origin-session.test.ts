@@ -9,6 +9,7 @@ import {
   createScheduler,
   parseSchedule,
   runScheduledTurn,
+  type TurnRunner,
 } from "../../src/scheduler/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
@@ -38,19 +39,26 @@ function setup(script: Parameters<typeof createFakeProvider>[0]["script"]) {
   return { provider, h, scheduler: made };
 }
 
-function runner(h: Harness, clock: { t: number }, config = cronConfig) {
+function runner(h: Harness, clock: { t: number }, agent: TurnRunner = h.agent) {
   const delivery = createDelivery(silentLogger);
   return createCronRunner({
     store: new CronStore(h.store.db),
-    config,
+    config: cronConfig,
     logger: silentLogger,
-    runTurn: (turn) => runScheduledTurn(h.agent, delivery, turn),
+    runTurn: (turn) => runScheduledTurn(agent, delivery, turn),
     now: () => clock.t,
   });
 }
 
 async function settle(r: ReturnType<typeof createCronRunner>) {
   await r.close();
+}
+
+/** One start of a runner at time `t` (what `clawbox run` does at start), run to the end. */
+async function startAt(h: Harness, t: number) {
+  const r = runner(h, { t });
+  r.start();
+  await settle(r);
 }
 
 describe("cron reminders", () => {
@@ -86,25 +94,12 @@ describe("cron reminders", () => {
     const [job] = scheduler.jobs.list();
     expect(job).toMatchObject({ sessionKey: OWNER_KEY, text: "take the bins out", origin: owner });
     const clock = { t: (job?.nextRunAt ?? 0) + 500 };
-    const delivery = createDelivery(silentLogger);
-    const r = createCronRunner({
-      store: new CronStore(h.store.db),
-      config: cronConfig,
-      logger: silentLogger,
-      runTurn: (turn) => runScheduledTurn(agent, delivery, turn),
-      now: () => clock.t,
-    });
+    const r = runner(h, clock, agent);
     r.start();
     await settle(r);
     // A second pass (another start, later) fires nothing more.
     clock.t += 60_000;
-    const again = createCronRunner({
-      store: new CronStore(h.store.db),
-      config: cronConfig,
-      logger: silentLogger,
-      runTurn: (turn) => runScheduledTurn(agent, delivery, turn),
-      now: () => clock.t,
-    });
+    const again = runner(h, clock, agent);
     again.start();
     await settle(again);
     await agent.close();
@@ -125,10 +120,7 @@ describe("cron reminders", () => {
       { sessionKey: OWNER_KEY, text: "water the plants", at: "in 5 minutes", origin: owner },
       t0,
     );
-    const clock = { t: t0 + 5 * 60_000 + 2 * 3_600_000 };
-    const r = runner(h, clock);
-    r.start();
-    await settle(r);
+    await startAt(h, t0 + 5 * 60_000 + 2 * 3_600_000);
     expect(provider.requests).toHaveLength(0);
     const [run] = new CronStore(h.store.db).runs(job.id);
     expect(run?.status).toBe("missed");
@@ -142,10 +134,7 @@ describe("cron reminders", () => {
       { sessionKey: OWNER_KEY, text: "water the plants", at: "in 5 minutes", origin: owner },
       t0,
     );
-    const clock = { t: t0 + 5 * 60_000 + 20 * 60_000 };
-    const r = runner(h, clock);
-    r.start();
-    await settle(r);
+    await startAt(h, t0 + 5 * 60_000 + 20 * 60_000);
     expect(provider.requests).toHaveLength(1);
     expect(JSON.stringify(provider.requests[0]?.messages)).toContain(
       "delivered late after a restart",
@@ -163,12 +152,7 @@ describe("cron reminders", () => {
     const store = new CronStore(h.store.db);
     // What a process killed after claiming leaves behind.
     expect(store.claim(job, undefined, "running", t0 + 60_000)).toBe(true);
-    const clock = { t: t0 + 61_000 };
-    for (let i = 0; i < 2; i++) {
-      const r = runner(h, clock);
-      r.start();
-      await settle(r);
-    }
+    for (let i = 0; i < 2; i++) await startAt(h, t0 + 61_000);
     expect(provider.requests).toHaveLength(1);
     expect(store.runs(job.id)).toMatchObject([{ status: "ok", attempts: 2 }]);
   });
@@ -185,9 +169,7 @@ describe("cron reminders", () => {
     // First restart takes it up again, and that process is killed mid-turn too.
     expect(store.takeInterrupted(t0 + 61_000).map((r) => r.jobId)).toEqual([job.id]);
     expect(store.claimRetry(job.id, t0 + 60_000, t0 + 61_000)).toBe(true);
-    const r = runner(h, { t: t0 + 62_000 });
-    r.start();
-    await settle(r);
+    await startAt(h, t0 + 62_000);
     expect(provider.requests).toHaveLength(0);
     expect(store.runs(job.id)).toMatchObject([{ status: "interrupted", attempts: 2 }]);
   });
@@ -199,10 +181,7 @@ describe("cron reminders", () => {
       { sessionKey: OWNER_KEY, text: "stretch", every: "30 minutes", origin: owner },
       t0,
     );
-    const clock = { t: t0 + 30 * 60_000 };
-    const r = runner(h, clock);
-    r.start();
-    await settle(r);
+    await startAt(h, t0 + 30 * 60_000);
     expect(scheduler.jobs.list()[0]?.nextRunAt).toBe(t0 + 60 * 60_000);
     expect(new CronStore(h.store.db).runs(job.id)).toHaveLength(1);
   });

@@ -47,6 +47,19 @@ function heartbeat(h: Harness, agent: Agent = h.agent, extra: { now?: () => numb
   return beat;
 }
 
+/** The runtime's scheduler (default delivery: the channel outbox), started on the harness agent. */
+function startScheduler(h: Harness) {
+  const scheduler = createScheduler({
+    config: h.config,
+    store: h.store,
+    workspace: h.paths.workspace,
+    logger: silentLogger,
+  });
+  scheduler.start(h.agent);
+  closers.push(() => scheduler.close());
+  return scheduler;
+}
+
 const userCount = (messages: { role: string }[]) =>
   messages.filter((m) => m.role === "user").length;
 
@@ -97,14 +110,7 @@ describe("heartbeat", () => {
       channels: { qq: { appId: "app", clientSecret: "secret" } },
     });
     writeFileSync(join(h.paths.workspace, "HEARTBEAT.md"), TASK);
-    const scheduler = createScheduler({
-      config: h.config,
-      store: h.store,
-      workspace: h.paths.workspace,
-      logger: silentLogger,
-    });
-    scheduler.start(h.agent);
-    closers.push(() => scheduler.close());
+    const scheduler = startScheduler(h);
     const result = await scheduler.heartbeat()?.beat();
     expect(result).toMatchObject({
       status: "ran",
@@ -129,14 +135,7 @@ describe("heartbeat", () => {
       channels: { qq: { appId: "app", clientSecret: "secret" } },
     });
     writeFileSync(join(h.paths.workspace, "HEARTBEAT.md"), TASK);
-    const scheduler = createScheduler({
-      config: h.config,
-      store: h.store,
-      workspace: h.paths.workspace,
-      logger: silentLogger,
-    });
-    scheduler.start(h.agent);
-    closers.push(() => scheduler.close());
+    const scheduler = startScheduler(h);
     await scheduler.heartbeat()?.beat();
     const rows = h.store.db.query("SELECT COUNT(*) AS n FROM channel_outbox").get() as {
       n: number;
