@@ -84,17 +84,22 @@ function seed(fx: Fixture, turns: number, big?: string) {
   return fx.store.sessions.require(session.sessionId);
 }
 
+/** Compacts a fresh session of `turns` seeded turns (and `big`, if given) on stories260K. */
+async function compactSeeded(turns: number, big?: string) {
+  const fx = makeFixture();
+  fixtures.push(fx);
+  const provider = storiesProvider();
+  requests.length = 0;
+  errors.length = 0;
+  const session = seed(fx, turns, big);
+  return fx.engine.compact({ session, provider, reason: "manual" });
+}
+
 describe.skipIf(!HAVE_STORIES)("compaction on stories260K's 2048-token window", () => {
   it("summarizes at level 1 with no call overflowing the window", {
     timeout: 600_000,
   }, async () => {
-    const fx = makeFixture();
-    fixtures.push(fx);
-    const provider = storiesProvider();
-    requests.length = 0;
-    errors.length = 0;
-    const session = seed(fx, 24);
-    const result = await fx.engine.compact({ session, provider, reason: "manual" });
+    const result = await compactSeeded(24);
     expect(errors).toEqual([]);
     expect(result).toMatchObject({ compacted: true, level: 1 });
     expect(requests.length).toBeGreaterThan(1);
@@ -103,13 +108,7 @@ describe.skipIf(!HAVE_STORIES)("compaction on stories260K's 2048-token window", 
   it("a message bigger than any chunk goes to level 2 without a failed call first", {
     timeout: 600_000,
   }, async () => {
-    const fx = makeFixture();
-    fixtures.push(fx);
-    const provider = storiesProvider();
-    requests.length = 0;
-    errors.length = 0;
-    const session = seed(fx, 6, `A very long letter. ${filler(120)}`);
-    const result = await fx.engine.compact({ session, provider, reason: "manual" });
+    const result = await compactSeeded(6, `A very long letter. ${filler(120)}`);
     expect(errors).toEqual([]);
     expect(result).toMatchObject({ compacted: true, level: 2 });
   });

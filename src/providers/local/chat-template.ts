@@ -129,7 +129,7 @@ export function describeChatTemplate(template: ChatTemplate): string {
     template.source === "gguf"
       ? "from the GGUF's chat template"
       : template.source === "model name"
-        ? "guessed from the model's name and architecture (no chat template in the GGUF)"
+        ? "guessed from the model's name and architecture; the GGUF has no chat template"
         : "fallback";
   return `${template.name} (${from})`;
 }
