@@ -14,6 +14,7 @@ import type { Logger } from "../system/index.ts";
 import { type Chunk, type ChunkOptions, chunkMarkdown, sha256Hex } from "./chunk-markdown.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { listMemoryFiles, noteDate } from "./memory-files.ts";
+import { indexTerms } from "./search-terms.ts";
 import { ensureVectorTable, packVector, unpackVector, vectorBlob } from "./vector-table.ts";
 
 export interface IndexStats {
@@ -27,6 +28,8 @@ export interface IndexStats {
   cacheHits: number;
   /** Set when the whole index was rebuilt (model change). */
   rebuilt?: string;
+  /** Chunks whose keyword terms were computed for an index from before keyword v2. */
+  termsFilled?: number;
   ms: number;
 }
 
@@ -91,6 +94,7 @@ export class MemoryIndex {
         this.o.logger.info("memory index rebuilt", { reason });
       }
     }
+    stats.termsFilled = fillMissingTerms(db);
     const onDisk = listMemoryFiles(this.o.workspace);
     stats.files = onDisk.length;
     const known = new Map(
@@ -186,8 +190,8 @@ export class MemoryIndex {
         stats.chunksRemoved++;
       }
       const insert = db.prepare(
-        `INSERT INTO memory_chunks(id, path, start_line, end_line, hash, text, tokens, note_date, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO memory_chunks(id, path, start_line, end_line, hash, text, terms, tokens, note_date, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       const move = db.prepare("UPDATE memory_chunks SET start_line = ?, end_line = ? WHERE id = ?");
       for (const c of chunks) {
@@ -195,7 +199,18 @@ export class MemoryIndex {
           move.run(c.startLine, c.endLine, c.id);
           continue;
         }
-        insert.run(c.id, path, c.startLine, c.endLine, c.hash, c.text, c.tokens, date, now);
+        insert.run(
+          c.id,
+          path,
+          c.startLine,
+          c.endLine,
+          c.hash,
+          c.text,
+          indexTerms(c.text),
+          c.tokens,
+          date,
+          now,
+        );
         stats.chunksAdded++;
       }
     })();
@@ -302,4 +317,21 @@ export class MemoryIndex {
       tokens: r.tokens,
     }));
   }
+}
+
+/**
+ * Chunks indexed before the word-level keyword index (migration 301) have no terms yet:
+ * they are segmented here from their stored text, without re-reading files or touching
+ * embeddings. Returns how many were filled.
+ */
+export function fillMissingTerms(db: Database): number {
+  const rows = db
+    .query("SELECT rowid, text FROM memory_chunks WHERE terms = '' AND text != ''")
+    .all() as { rowid: number; text: string }[];
+  if (rows.length === 0) return 0;
+  const update = db.prepare("UPDATE memory_chunks SET terms = ? WHERE rowid = ?");
+  db.transaction(() => {
+    for (const row of rows) update.run(indexTerms(row.text), row.rowid);
+  })();
+  return rows.length;
 }

@@ -1,6 +1,7 @@
 import { sessionsAndTranscript } from "./0001-sessions-transcript.ts";
 import { sessionLeases } from "./0002-session-leases.ts";
 import { memoryIndex } from "./0300-memory-index.ts";
+import { memoryKeywordWords } from "./0301-memory-keyword-words.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
 import { scheduler } from "./0430-scheduler.ts";
 import type { Migration } from "./migration.ts";
@@ -12,6 +13,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionsAndTranscript,
   sessionLeases,
   memoryIndex,
+  memoryKeywordWords,
   channelsInboxOutbox,
   scheduler,
 ];
