@@ -1,4 +1,4 @@
-export { currentSchemaVersion } from "./apply-migrations.ts";
+export { applyMigrations, currentSchemaVersion } from "./apply-migrations.ts";
 export type { Migration } from "./migrations/index.ts";
 export { MIGRATIONS } from "./migrations/index.ts";
 export { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
