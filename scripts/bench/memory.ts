@@ -4,7 +4,7 @@
  * included, and database size per 1,000 chunks.
  *
  * The corpus is generated: 500 dated notes of ~100 sections each, mixed English and
- * Chinese words, so the real chunker, FTS5 trigram table and vec0 table are exercised.
+ * Chinese words, so the real chunker, FTS5 word index (bm25) and vec0 table are exercised.
  * Vectors for the 50k index are 512-dimensional (like bge-small-zh) bag-of-words
  * vectors computed in JS (fast, and texts sharing words are similar, as with a real
  * model); "embedding included" indexes a smaller corpus through the real onnxruntime

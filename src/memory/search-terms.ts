@@ -1,7 +1,7 @@
 /**
  * How memory text becomes keyword-index terms, the way a search engine tokenizes:
- * - Latin scripts: words, case- and diacritic-folded (café → cafe), with light English
- *   plural folding (keys → key, stories → story; measured in docs/MEMORY.md).
+ * - Latin scripts: words, case- and diacritic-folded (café → cafe), Porter-stemmed
+ *   (adopted → adopt, keys → kei; the gain is measured in docs/MEMORY.md).
  * - Chinese and Japanese: dictionary words from ICU's word segmenter
  *   (`Intl.Segmenter`, built into Bun, no extra dependency: 奶奶喜欢喝什么茶 →
  *   奶奶|喜欢|喝|什么|茶), backed by every character and character bigram of each run,
@@ -10,6 +10,7 @@
  * The indexed form is one space-separated string that FTS5's `unicode61` tokenizer
  * splits back into exactly these terms; queries drop question stop words.
  */
+import { stemmer } from "stemmer";
 import { isStopWord } from "./stop-words.ts";
 
 const CJK_RUN =
@@ -35,18 +36,15 @@ export function foldText(text: string): string {
   return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 
-/** English plural folding: the one stemming step that measurably helps (docs/MEMORY.md). */
-export function foldPlural(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
-  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (/(ss|us|is)$/.test(word)) return word;
-  if (/(ches|shes|xes|sses|zes)$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith("s")) return word.slice(0, -1);
-  return word;
+/** Folded words; `stop` (queries) drops stop words before stemming, so "does" is one. */
+function latinWords(run: string, stop = false): string[] {
+  const words = foldText(run).match(LATIN_WORD) ?? [];
+  return (stop ? words.filter((w) => !isStopWord(w)) : words).map(stemWord);
 }
 
-function latinWords(run: string): string[] {
-  return (foldText(run).match(LATIN_WORD) ?? []).map(foldPlural);
+/** Porter stemming (keys → kei, adopted → adopt): measured in docs/MEMORY.md; numbers stay. */
+function stemWord(word: string): string {
+  return /\d/.test(word) ? word : stemmer(word);
 }
 
 function cjkWords(run: string): string[] {
@@ -81,12 +79,16 @@ export function indexTerms(text: string): string {
  */
 export function queryTerms(query: string): string[] {
   const words: string[] = [];
+  const all: string[] = [];
   for (const run of foldText(query).match(CJK_RUN) ?? []) {
     if (!CJK.test(run)) {
-      words.push(...latinWords(run));
+      words.push(...latinWords(run, true));
+      all.push(...latinWords(run));
       continue;
     }
     for (const word of cjkWords(run)) {
+      all.push(word);
+      if (isStopWord(word)) continue;
       words.push(word);
       const chars = [...word];
       if (chars.length >= 3) {
@@ -94,6 +96,5 @@ export function queryTerms(query: string): string[] {
       }
     }
   }
-  const kept = words.filter((word) => !isStopWord(word));
-  return [...new Set(kept.length > 0 ? kept : words)];
+  return [...new Set(words.length > 0 ? words : all)];
 }
