@@ -9,6 +9,7 @@ import type { MemoryConfig } from "../config/index.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { keywordSearch } from "./keyword-search.ts";
 import { decayFactor, mmrSelect } from "./rerank.ts";
+import { SESSION_PATH_PREFIX } from "./session-transcripts.ts";
 import { exactScores, vectorSearch } from "./vector-search.ts";
 import { unpackVector } from "./vector-table.ts";
 
@@ -16,6 +17,11 @@ export type SearchSettings = MemoryConfig["search"];
 
 export interface MemorySearchResult {
   chunkId: string;
+  /** "memory": MEMORY.md and memory/*.md; "session": a session transcript (opt-in). */
+  source: "memory" | "session";
+  /** For session hits: the session and the transcript entries the chunk covers. */
+  sessionKey?: string;
+  entryIds?: string[];
   path: string;
   startLine: number;
   endLine: number;
@@ -133,6 +139,7 @@ export async function hybridSearch(
     : kept.sort((a, b) => b.score - a.score).slice(0, maxResults);
   const results = ranked.map((s) => ({
     chunkId: s.row.id,
+    source: s.row.path.startsWith(SESSION_PATH_PREFIX) ? ("session" as const) : ("memory" as const),
     path: s.row.path,
     startLine: s.row.start_line,
     endLine: s.row.end_line,

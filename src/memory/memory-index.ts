@@ -15,6 +15,7 @@ import { type Chunk, type ChunkOptions, chunkMarkdown, sha256Hex } from "./chunk
 import type { Embedder } from "./embedding/embedder.ts";
 import { listMemoryFiles, noteDate } from "./memory-files.ts";
 import { indexTerms } from "./search-terms.ts";
+import { SESSION_PATH_PREFIX, type SessionSnapshot } from "./session-transcripts.ts";
 import { ensureVectorTable, packVector, unpackVector, vectorBlob } from "./vector-table.ts";
 
 export interface IndexStats {
@@ -154,7 +155,6 @@ export class MemoryIndex {
       return;
     }
     const hash = sha256Hex(content);
-    const now = Date.now();
     if (row && row.hash === hash) {
       db.run("UPDATE memory_files SET mtime = ?, size = ? WHERE path = ?", [
         Math.floor(st.mtimeMs),
@@ -164,7 +164,75 @@ export class MemoryIndex {
       return;
     }
     stats.changedFiles++;
-    const chunks = chunkMarkdown(path, content, this.o.chunk);
+    this.writeChunks(
+      { path, source: "memory", hash, mtime: Math.floor(st.mtimeMs), size: st.size },
+      chunkMarkdown(path, content, this.o.chunk),
+      stats,
+    );
+  }
+
+  /**
+   * Indexes session transcripts (`memory.sessions.enabled`): a session whose version is
+   * unchanged is skipped without reading its transcript; a changed one is re-rendered
+   * and only its new chunks are inserted; sessions that are gone leave the index.
+   */
+  async syncSessions(
+    sessions: SessionSnapshot[],
+    render: (sessionId: string) => string,
+  ): Promise<IndexStats> {
+    const started = performance.now();
+    const { db } = this.o;
+    const stats: IndexStats = {
+      files: sessions.length,
+      changedFiles: 0,
+      removedFiles: 0,
+      chunksAdded: 0,
+      chunksRemoved: 0,
+      embedded: 0,
+      cacheHits: 0,
+      ms: 0,
+    };
+    const known = new Map(
+      (
+        db.query("SELECT path, hash FROM memory_files WHERE source = 'session'").all() as {
+          path: string;
+          hash: string;
+        }[]
+      ).map((r) => [r.path, r.hash]),
+    );
+    const live = new Set<string>();
+    for (const session of sessions) {
+      const path = `${SESSION_PATH_PREFIX}${session.sessionKey}`;
+      live.add(path);
+      if (known.get(path) === session.version) continue;
+      const text = render(session.sessionId);
+      stats.changedFiles++;
+      this.writeChunks(
+        { path, source: "session", hash: session.version, mtime: 0, size: text.length },
+        text ? chunkMarkdown(path, text, this.o.chunk) : [],
+        stats,
+      );
+    }
+    for (const path of known.keys()) {
+      if (live.has(path)) continue;
+      this.deleteVectorsOf(path);
+      db.run("DELETE FROM memory_files WHERE path = ?", [path]);
+      stats.removedFiles++;
+    }
+    if (this.vectorsEnabled) await this.embedPending(stats);
+    stats.ms = performance.now() - started;
+    return stats;
+  }
+
+  /** Replaces the chunks of one indexed source: removed ones go, new ones come, moved ones move. */
+  private writeChunks(
+    file: { path: string; source: "memory" | "session"; hash: string; mtime: number; size: number },
+    chunks: Chunk[],
+    stats: IndexStats,
+  ): void {
+    const { db } = this.o;
+    const { path } = file;
+    const now = Date.now();
     const existing = new Set(
       (db.query("SELECT id FROM memory_chunks WHERE path = ?").all(path) as { id: string }[]).map(
         (r) => r.id,
@@ -174,10 +242,10 @@ export class MemoryIndex {
     const date = noteDate(path) ?? null;
     db.transaction(() => {
       db.run(
-        `INSERT INTO memory_files(path, source, hash, mtime, size, indexed_at) VALUES (?, 'memory', ?, ?, ?, ?)
+        `INSERT INTO memory_files(path, source, hash, mtime, size, indexed_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT(path) DO UPDATE SET hash = excluded.hash, mtime = excluded.mtime, size = excluded.size,
          indexed_at = excluded.indexed_at`,
-        [path, hash, Math.floor(st.mtimeMs), st.size, now],
+        [path, file.source, file.hash, file.mtime, file.size, now],
       );
       for (const id of existing) {
         if (wanted.has(id)) continue;
@@ -216,7 +284,6 @@ export class MemoryIndex {
     })();
   }
 
-  /** Gives every chunk without a vector one: from the cache, else from the model. */
   private async embedPending(stats: IndexStats): Promise<void> {
     const { db } = this.o;
     const pending = db

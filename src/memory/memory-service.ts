@@ -19,6 +19,12 @@ import { type IndexStats, MemoryIndex } from "./memory-index.ts";
 import { createMemoryTools } from "./memory-tools.ts";
 import { type MemoryWatcher, watchMemoryFiles } from "./memory-watcher.ts";
 import { RecallLog } from "./recall-log.ts";
+import {
+  entriesOfLines,
+  renderSession,
+  SESSION_PATH_PREFIX,
+  sessionSnapshots,
+} from "./session-transcripts.ts";
 import { type MemoryBudgetReport, memoryStartupBudget } from "./startup-budget.ts";
 import { indexedModel } from "./vector-table.ts";
 
@@ -167,6 +173,13 @@ export function createMemory(deps: MemoryDeps): MemoryService {
         logger.warn("memory index update failed before search", { error: String(error) });
       }
     }
+    if (settings.sessions.enabled) {
+      try {
+        await indexSessions();
+      } catch (error) {
+        logger.warn("session transcript indexing failed", { error: String(error) });
+      }
+    }
     const { embedder, reason } = await resolveEmbedder();
     const response = await hybridSearch(
       {
@@ -178,8 +191,29 @@ export function createMemory(deps: MemoryDeps): MemoryService {
       query,
       options,
     );
+    if (settings.sessions.enabled) describeSessionHits(response);
     recalls.record(query, response, options.sessionKey);
     return response;
+  };
+
+  /** Incremental: only sessions whose transcript changed since the last call are read. */
+  const indexSessions = async (): Promise<IndexStats> =>
+    (await makeIndex()).syncSessions(
+      sessionSnapshots(deps.store),
+      (sessionId) => renderSession(deps.store, sessionId).text,
+    );
+
+  /** Names the session and transcript entries of each session hit. */
+  const describeSessionHits = (response: MemorySearchResponse): void => {
+    for (const result of response.results) {
+      if (result.source !== "session") continue;
+      const sessionKey = result.path.slice(SESSION_PATH_PREFIX.length);
+      const session = deps.store.sessions.byKey(sessionKey);
+      result.sessionKey = sessionKey;
+      if (!session) continue;
+      const rendered = renderSession(deps.store, session.sessionId);
+      result.entryIds = entriesOfLines(rendered, result.startLine, result.endLine);
+    }
   };
 
   const plan = dreamPlan(settings.dreaming);

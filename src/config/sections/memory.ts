@@ -70,6 +70,11 @@ export const memorySection = z
       .prefault({}),
     /** Re-index memory files when they change on disk. */
     watch: z.boolean().default(true),
+    /**
+     * Session transcripts as searchable memory (user and assistant text only; results
+     * carry `source: "session"`). Off by default, as in OpenClaw.
+     */
+    sessions: z.object({ enabled: z.boolean().default(false) }).prefault({}),
     dreaming,
   })
   .prefault({});
