@@ -121,5 +121,15 @@ else
   fail "run exited before SIGTERM"
 fi
 
+# ICU word segmentation inside the arm64 binary: a natural Chinese question finds its note.
+mkdir -p "$work/home/workspace/memory"
+printf '# 家人\n\n奶奶的生日是三月十五日，她喜欢茉莉花茶。\n' >"$work/home/workspace/memory/2025-04-01.md"
+(cd / && "$binary" memory search "奶奶喜欢喝什么茶" --json) >"$work/memory.json" 2>"$work/memory.log"
+if node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));process.exit(r.results?.[0]?.path==="memory/2025-04-01.md"?0:1)' "$work/memory.json" 2>/dev/null; then
+  pass "keyword memory search with ICU segmentation (奶奶喜欢喝什么茶 finds the note)"
+else
+  fail "keyword memory search:"; head -c 600 "$work/memory.json" | sed 's/^/    /'; sed 's/^/    /' "$work/memory.log"
+fi
+
 echo "smoke-arm64: $([ $failures -eq 0 ] && echo PASS || echo "FAIL ($failures)") — logs in ${work#"$root"/}"
 [ $failures -eq 0 ]

@@ -37,10 +37,12 @@ describe("clawbox memory", () => {
     expect(out.mode).toBe("keyword");
     expect(out.reason).toContain("clawbox models pull");
     expect(out.results[0]).toEqual({
+      source: "memory",
       path: "MEMORY.md",
       startLine: 1,
       endLine: 3,
       score: expect.any(Number),
+      textScore: 1,
       snippet: expect.stringContaining("wifi router"),
     });
   });

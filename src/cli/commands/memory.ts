@@ -23,7 +23,7 @@ export const memoryCommand: Command = {
     "  status [--json]                      index size, embedding model, mode, dreaming schedule",
     "  index [--force] [--json]             bring the index up to date (--force re-reads every file)",
     "  search QUERY [--json] [--max N] [--min-score X]",
-    "                                       hybrid search; --json prints {mode, results:[{path,startLine,endLine,score,snippet}]}",
+    "                                       hybrid search; --json prints {mode, results:[{source,path,startLine,endLine,score,textScore,vectorScore,snippet}]}",
     "  dream [--json]                       run one dreaming pass now (promotions to MEMORY.md, diary in DREAMS.md)",
   ].join("\n"),
   async run(ctx, args) {
@@ -91,10 +91,14 @@ export const memoryCommand: Command = {
           sessionKey: "cli",
         });
         const results = res.results.map((r) => ({
+          source: r.source,
           path: r.path,
+          ...(r.sessionKey ? { sessionKey: r.sessionKey, entryIds: r.entryIds ?? [] } : {}),
           startLine: r.startLine,
           endLine: r.endLine,
           score: r.score,
+          textScore: r.textScore,
+          ...(r.vectorScore !== undefined ? { vectorScore: r.vectorScore } : {}),
           snippet: r.snippet,
         }));
         if (values.json) {
