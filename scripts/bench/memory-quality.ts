@@ -123,7 +123,8 @@ try {
   const bm25 = bm25Index(set.files);
   const byLang: Record<string, { ours: number; bm25: number; n: number }> = {};
   for (const q of set.questions) {
-    const row = (byLang[q.lang] ??= { ours: 0, bm25: 0, n: 0 });
+    const row = byLang[q.lang] ?? { ours: 0, bm25: 0, n: 0 };
+    byLang[q.lang] = row;
     row.n++;
     const res = await memory.search(q.question);
     if (res.results.slice(0, 6).some((r) => covers(q, r))) row.ours++;

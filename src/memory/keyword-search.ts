@@ -5,11 +5,13 @@
  * is about (奶奶生日 vs 奶奶的生日), and a trigram match carries no term weighting, so
  * every hit scored the same. The decision and its measurements are in docs/MEMORY.md.
  *
- * bm25 scores every row that matches any query term, which for a word found in most of
- * a 50k-chunk index costs tens of milliseconds. So in a large index (a term in more
- * than 5% of the chunks, and at least 1,000 of them) very common terms only narrow
- * the ranking when nothing rarer is asked: the rarer terms pick and rank the rows.
- * Small indexes, the usual case on a box, always use every term.
+ * bm25 scores every row that matches any query term: for a word found in tens of
+ * thousands of chunks that costs tens of milliseconds. So every term is first looked
+ * up on its own, capped at 1,000 rows, which gives its document frequency when it is
+ * rare (the usual case on a box). Rare terms are ranked by bm25; very common terms
+ * (more than 1,000 chunks) are left out of the bm25 query when a rarer term is there,
+ * and when a query has only very common terms, the capped lists are ranked by
+ * idf-weighted coverage instead (checked against each chunk's terms).
  *
  * Scores are normalised per query into 0..1 (the best hit's bm25 is 1, the others
  * relative to it), which is what the hybrid merge weighs against vector similarity.
@@ -22,49 +24,65 @@ export interface KeywordHit {
   score: number;
 }
 
-const COMMON_MIN_DOCS = 1000;
-const COMMON_FRACTION = 0.05;
+/** Rows read per term; a term with more is very common. */
+const TERM_CAP = 1000;
 
 function ftsQuote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
 
-const anyOf = (terms: string[]) => terms.map(ftsQuote).join(" OR ");
-
-/** The FTS5 MATCH expression for `query` in this index, or undefined when nothing can match. */
-export function keywordMatchExpression(db: Database, query: string): string | undefined {
+export function keywordSearch(db: Database, query: string, limit: number): KeywordHit[] {
   const terms = queryTerms(query);
-  if (terms.length === 0) return undefined;
-  const df = new Map(
-    (
-      db
-        .query(
-          "SELECT term, doc FROM memory_fts_vocab WHERE term IN (SELECT value FROM json_each(?))",
-        )
-        .all(JSON.stringify(terms)) as { term: string; doc: number }[]
-    ).map((r) => [r.term, r.doc]),
-  );
-  const present = terms.filter((t) => (df.get(t) ?? 0) > 0);
-  if (present.length === 0) return undefined;
-  const total =
-    (db.query("SELECT max(rowid) AS n FROM memory_chunks").get() as { n: number | null }).n ?? 0;
-  const common = Math.max(COMMON_MIN_DOCS, total * COMMON_FRACTION);
-  const rare = present.filter((t) => (df.get(t) ?? 0) <= common);
-  if (rare.length === present.length) return anyOf(present);
-  if (rare.length > 0) return anyOf(rare);
-  const rarest = [...present].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0))[0] as string;
-  return `${ftsQuote(rarest)} AND (${anyOf(present)})`;
+  if (terms.length === 0) return [];
+  const lookup = db.query("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?");
+  const lists = terms
+    .map((term) => ({
+      term,
+      rows: (lookup.all(ftsQuote(term), TERM_CAP + 1) as { rowid: number }[]).map((r) => r.rowid),
+    }))
+    .filter((list) => list.rows.length > 0);
+  if (lists.length === 0) return [];
+  const rare = lists.filter((list) => list.rows.length <= TERM_CAP).map((list) => list.term);
+  if (rare.length > 0) return bm25Search(db, rare, limit);
+  return coverageSearch(db, lists, limit);
 }
 
-export function keywordSearch(db: Database, query: string, limit: number): KeywordHit[] {
-  const match = keywordMatchExpression(db, query);
-  if (!match) return [];
+/** bm25 over the rows matching any of `terms`, normalised to the best hit. */
+function bm25Search(db: Database, terms: string[], limit: number): KeywordHit[] {
   const rows = db
     .query(
       "SELECT rowid, bm25(memory_fts) AS rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?",
     )
-    .all(match, limit) as { rowid: number; rank: number }[];
+    .all(terms.map(ftsQuote).join(" OR "), limit) as { rowid: number; rank: number }[];
   const best = rows[0]?.rank;
   if (best === undefined || best >= 0) return rows.map((r) => ({ rowid: r.rowid, score: 1 }));
   return rows.map((r) => ({ rowid: r.rowid, score: Math.max(0, r.rank / best) }));
+}
+
+/**
+ * Only very common terms: their capped row lists are merged and ranked by the share of
+ * the query's terms a chunk holds (checked against the chunk's own terms, because a
+ * capped list can miss a chunk that has the term).
+ */
+function coverageSearch(
+  db: Database,
+  lists: { term: string; rows: number[] }[],
+  limit: number,
+): KeywordHit[] {
+  const count = new Map<number, number>();
+  for (const list of lists) {
+    for (const rowid of list.rows) count.set(rowid, (count.get(rowid) ?? 0) + 1);
+  }
+  const shortlist = [...count.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit * 2);
+  const rows = db
+    .query(
+      "SELECT c.rowid AS rowid, c.terms AS terms FROM json_each(?) j CROSS JOIN memory_chunks c ON c.rowid = j.value",
+    )
+    .all(JSON.stringify(shortlist.map(([rowid]) => rowid))) as { rowid: number; terms: string }[];
+  const hits = rows.map((row) => {
+    const terms = ` ${row.terms} `;
+    const held = lists.filter((list) => terms.includes(` ${list.term} `)).length;
+    return { rowid: row.rowid, score: held / lists.length };
+  });
+  return hits.sort((a, b) => b.score - a.score).slice(0, limit);
 }

@@ -22,8 +22,6 @@ export const memoryKeywordWords: Migration = {
       tokenize='unicode61 remove_diacritics 2'
     );
     INSERT INTO memory_fts(memory_fts) VALUES ('rebuild');
-    -- Document frequency per term, read before a query to leave out very common terms.
-    CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab(memory_fts, row);
     CREATE TRIGGER memory_chunks_ai AFTER INSERT ON memory_chunks BEGIN
       INSERT INTO memory_fts(rowid, terms) VALUES (new.rowid, new.terms);
     END;
