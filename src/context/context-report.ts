@@ -17,6 +17,8 @@ export interface FileReport {
   truncated: boolean;
   destination: Destination;
   missing: boolean;
+  /** Why the file could not be used (e.g. a symlink leading outside the workspace). */
+  error?: string;
 }
 
 export interface ContextReport {
@@ -77,9 +79,9 @@ export function formatContextReport(report: ContextReport, view: "list" | "detai
     "Bootstrap files:            raw   injected  truncated  destination",
   ];
   for (const f of report.files) {
-    const raw = f.missing ? "missing" : String(f.rawChars);
+    const raw = f.error ? "refused" : f.missing ? "missing" : String(f.rawChars);
     lines.push(
-      `  ${f.name.padEnd(22)} ${raw.padStart(8)} ${String(f.injectedChars).padStart(10)}  ${yesNo(f.truncated).padEnd(9)}  ${f.destination}`,
+      `  ${f.name.padEnd(22)} ${raw.padStart(8)} ${String(f.injectedChars).padStart(10)}  ${yesNo(f.truncated).padEnd(9)}  ${f.destination}${f.error ? `  (${f.error})` : ""}`,
     );
   }
   lines.push(

@@ -254,6 +254,7 @@ export async function preparePrompt(
       truncated: destination === "excluded" ? false : (lim?.truncated ?? false),
       destination,
       missing: raw.missing,
+      ...(raw.error?.startsWith("refused") ? { error: raw.error } : {}),
     };
   });
   const userFile = userLimited.find((f) => !f.missing);

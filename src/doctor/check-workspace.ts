@@ -1,6 +1,11 @@
-/** The workspace exists and holds the bootstrap files; missing ones are named. */
-import { existsSync, statSync } from "node:fs";
+/**
+ * The workspace exists and holds the bootstrap files; missing ones are named, and a
+ * bootstrap file that is a symlink leading outside the workspace is a failure (it is
+ * refused, never put in the prompt).
+ */
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { BOOTSTRAP_FILE_NAMES, outsideWorkspace } from "../workspace/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
 const EXPECTED = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md"];
@@ -27,6 +32,17 @@ export function checkWorkspace(dir: string): CheckResult[] {
           fix: "restore them from a backup, or delete them all and start clawbox to re-create defaults",
         },
   ];
+  const realRoot = realpathSync(dir);
+  for (const name of [...BOOTSTRAP_FILE_NAMES, "memory.md"]) {
+    const why = outsideWorkspace(join(dir, name), realRoot);
+    if (why)
+      results.push({
+        name: `bootstrap ${name}`,
+        status: "fail",
+        message: `${join(dir, name)}: ${why}; it is left out of the prompt`,
+        fix: `replace the link with a real file: rm ${join(dir, name)} and write the file in the workspace`,
+      });
+  }
   if (existsSync(join(dir, "BOOTSTRAP.md"))) {
     results.push({
       name: "bootstrap",

@@ -16,6 +16,7 @@ export {
   type InjectedFile,
   type LoadedWorkspace,
   limitBootstrapFiles,
+  outsideWorkspace,
   type RawBootstrapFile,
   readBootstrapFiles,
 } from "./load-bootstrap.ts";

@@ -1,10 +1,12 @@
 /**
  * Loads the bootstrap files of a workspace for one turn: reads through the cache,
  * reports missing files instead of skipping them silently, and applies the per-file and
- * total character limits in prompt order.
+ * total character limits in prompt order. A bootstrap file that resolves outside the
+ * workspace (`USER.md → /etc/passwd`) is refused, never injected (it would go to the
+ * model, possibly a cloud one), and reported with the reason.
  */
-import { statSync } from "node:fs";
-import { join } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { BOOTSTRAP_FILE_ALIASES, type BootstrapFileName } from "./bootstrap-files.ts";
 import type { FileCache } from "./file-cache.ts";
 import { truncateBootstrap } from "./truncate-bootstrap.ts";
@@ -48,11 +50,14 @@ export function readBootstrapFiles(
       files: names.map((n) => absent(workspace, n, "workspace unreachable")),
     };
   }
+  const realRoot = realpathSync(workspace);
   const files = names.map((name): RawBootstrapFile => {
     const candidates = BOOTSTRAP_FILE_ALIASES[name] ?? [name];
     let last: RawBootstrapFile = absent(workspace, name);
     for (const candidate of candidates) {
       const path = join(workspace, candidate);
+      const outside = outsideWorkspace(path, realRoot);
+      if (outside) return { name, path, text: undefined, missing: true, error: outside };
       const read = cache.read(path);
       if (read.ok) return { name, path, text: read.text, missing: false };
       if (read.reason !== "missing")
@@ -61,6 +66,20 @@ export function readBootstrapFiles(
     return last;
   });
   return { workspace, reachable: true, files };
+}
+
+/** Why `path` may not be read as a bootstrap file (it leads outside), or undefined. */
+export function outsideWorkspace(path: string, realRoot: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return undefined; // missing (or a dangling link): nothing to read
+  }
+  const rel = relative(realRoot, real);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || rel.startsWith(sep))
+    return `refused: a symbolic link to ${real}, outside the workspace`;
+  return undefined;
 }
 
 function absent(workspace: string, name: BootstrapFileName, error?: string): RawBootstrapFile {
