@@ -189,6 +189,8 @@ describe("WeCom self-built app channel", () => {
     await until(() => fakeApi.sent.length === 3, "three parts");
     expect(fakeApi.sent.map((m) => m.content)).toEqual([paragraph(1), paragraph(2), paragraph(3)]);
     for (const m of fakeApi.sent) expect(Buffer.byteLength(m.content)).toBeLessThanOrEqual(2048);
+    // One access token served all three sends (cached until it expires).
+    expect(fakeApi.tokensIssued()).toBe(1);
   });
 
   it("reads images by MediaId and voice by Recognition; events are logged, not answered", async () => {
