@@ -22,45 +22,61 @@ function openssl(args: string[]): void {
   if (run.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${run.stderr}`);
 }
 
-/** A CA and a server certificate for 127.0.0.1 signed by it. */
-function makeCertificates(dir: string) {
-  const f = (name: string) => join(dir, name);
-  writeFileSync(f("san.ext"), "subjectAltName=IP:127.0.0.1\n");
-  const subject = (cn: string) => ["-nodes", "-subj", `/CN=${cn}`, "-newkey", "rsa:2048"];
+/**
+ * A server certificate for 127.0.0.1 signed by the CA in `dir` (made on first use).
+ * `notBefore` (YYYYMMDDHHMMSSZ) dates it in the future, as a box whose clock is behind
+ * sees it. Files are named after `name`, so one CA can sign several.
+ */
+function makeCertificates(dir: string, name = "server", notBefore?: string) {
+  const f = (file: string) => join(dir, file);
+  if (!existsSync(f("ca.pem"))) {
+    writeFileSync(f("san.ext"), "subjectAltName=IP:127.0.0.1\n");
+    writeFileSync(f("index.txt"), "");
+    writeFileSync(f("serial"), "01\n");
+    writeFileSync(
+      f("ca.cnf"),
+      `[ca]\ndefault_ca=d\n[d]\ndatabase=${f("index.txt")}\nnew_certs_dir=${dir}\nserial=${f("serial")}\ndefault_md=sha256\nunique_subject=no\npolicy=p\n[p]\ncommonName=supplied\n`,
+    );
+    openssl([
+      "req",
+      "-x509",
+      ...subject("test-ca"),
+      "-days",
+      "2",
+      "-keyout",
+      f("ca.key"),
+      "-out",
+      f("ca.pem"),
+    ]);
+  }
+  openssl(["req", ...subject("127.0.0.1"), "-keyout", f(`${name}.key`), "-out", f(`${name}.csr`)]);
+  const validity = notBefore
+    ? ["-startdate", notBefore, "-enddate", "21000101000000Z"]
+    : ["-days", "2"];
   openssl([
-    "req",
-    "-x509",
-    ...subject("test-ca"),
-    "-days",
-    "2",
-    "-keyout",
-    f("ca.key"),
-    "-out",
+    "ca",
+    "-batch",
+    "-config",
+    f("ca.cnf"),
+    "-cert",
     f("ca.pem"),
-  ]);
-  openssl(["req", ...subject("127.0.0.1"), "-keyout", f("server.key"), "-out", f("server.csr")]);
-  openssl([
-    "x509",
-    "-req",
+    "-keyfile",
+    f("ca.key"),
     "-in",
-    f("server.csr"),
-    "-CA",
-    f("ca.pem"),
-    "-CAkey",
-    f("ca.key"),
-    "-CAcreateserial",
-    "-days",
-    "2",
+    f(`${name}.csr`),
+    "-out",
+    f(`${name}.pem`),
     "-extfile",
     f("san.ext"),
-    "-out",
-    f("server.pem"),
+    ...validity,
   ]);
   // mosquitto started as root reads its files as the user "mosquitto".
   chmodSync(dir, 0o755);
-  for (const name of ["ca.pem", "server.pem", "server.key"]) chmodSync(f(name), 0o644);
-  return { cafile: f("ca.pem"), certfile: f("server.pem"), keyfile: f("server.key") };
+  for (const file of ["ca.pem", `${name}.pem`, `${name}.key`]) chmodSync(f(file), 0o644);
+  return { cafile: f("ca.pem"), certfile: f(`${name}.pem`), keyfile: f(`${name}.key`) };
 }
+
+const subject = (cn: string) => ["-nodes", "-subj", `/CN=${cn}`, "-newkey", "rsa:2048"];
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -108,5 +124,22 @@ describe.skipIf(missing !== undefined)("mqtts:// with a CA file", () => {
     await waitUntil(() => untrusted.status().lastError !== undefined);
     expect(untrusted.status().state).not.toBe("connected");
     expect(untrusted.status().lastError).toMatch(/certificate/i);
+  });
+
+  it("keeps retrying while the broker's certificate is not yet valid, and connects once it is (no RTC, clock behind)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawbox-tls-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const future = makeCertificates(dir, "future", "20991231000000Z");
+    let broker = await startMosquitto(future);
+    const port = broker.port;
+    const bridge = await bridgeFor(broker, future.cafile);
+    await waitUntil(() => /not yet valid/i.test(bridge.status().lastError ?? ""));
+    expect(bridge.status().state).not.toBe("connected");
+    await broker.stop();
+
+    // The same broker once the box's clock is right: now inside the certificate's validity.
+    broker = await startMosquitto(makeCertificates(dir, "current"), port);
+    cleanups.push(() => broker.stop());
+    await waitUntil(() => bridge.status().state === "connected", 20_000);
   });
 });

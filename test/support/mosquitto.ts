@@ -40,15 +40,17 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** `tls`: PEM files for a TLS listener (mqtts://); the URL then says mqtts. */
-export async function startMosquitto(tls?: {
-  cafile: string;
-  certfile: string;
-  keyfile: string;
-}): Promise<Mosquitto> {
+/**
+ * `tls`: PEM files for a TLS listener (mqtts://); the URL then says mqtts. `fixedPort`:
+ * listen there (e.g. to restart a broker where a client is already pointed).
+ */
+export async function startMosquitto(
+  tls?: { cafile: string; certfile: string; keyfile: string },
+  fixedPort?: number,
+): Promise<Mosquitto> {
   if (!MOSQUITTO) throw new Error("mosquitto is not installed");
   const dir = mkdtempSync(join(tmpdir(), "clawbox-mosquitto-"));
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const conf = join(dir, "mosquitto.conf");
   writeFileSync(
     conf,
