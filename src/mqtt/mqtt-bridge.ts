@@ -348,7 +348,12 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       }
       closing = true;
       try {
-        await c?.endAsync();
+        // A clean DISCONNECT when connected; without a broker, or when it does not answer
+        // within 2 s, drop the socket (queued QoS 1 messages would otherwise wait forever).
+        const clean = c?.connected
+          ? Promise.race([c.endAsync().then(() => true), Bun.sleep(2000).then(() => false)])
+          : Promise.resolve(false);
+        if (!(await clean)) await c?.endAsync(true);
       } catch (error) {
         logger.warn("MQTT disconnect failed", { error: toClawboxError(error).message });
       }
