@@ -88,7 +88,11 @@ export function createCliContext(
       return logger;
     },
     close() {
-      store?.close();
+      try {
+        store?.close();
+      } catch {
+        // A damaged database may refuse the final checkpoint; its error was already reported.
+      }
       store = undefined;
     },
   };

@@ -72,7 +72,10 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
   try {
     const code = await command.run(ctx, args);
     return ctx.keepAlive ? await ctx.keepAlive : code;
-  } catch (error) {
+  } catch (thrown) {
+    // A damaged database reads the same everywhere (and as in doctor), never as a stack.
+    const { describeDatabaseFailure } = await import("../store/index.ts");
+    const error = describeDatabaseFailure(thrown, ctx.paths.database) ?? thrown;
     if (isClawboxError(error)) {
       io.stderr.write(`clawbox ${name}: ${error.message}\n`);
       if (error.code === "CLI_USAGE") io.stderr.write(`\n${command.usage}\n`);

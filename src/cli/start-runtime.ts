@@ -8,7 +8,7 @@ import type { ClawboxConfig } from "../config/index.ts";
 import { createDeviceTools } from "../devices/index.ts";
 import { createMemory, type MemoryService } from "../memory/index.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
-import type { Store } from "../store/index.ts";
+import { damagedDatabaseError, type Store } from "../store/index.ts";
 import {
   createSystemdNotifier,
   type HomePaths,
@@ -34,13 +34,30 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function startRuntime(ctx: CliContext): Promise<Runtime> {
+export interface StartOptions {
+  /**
+   * What a failed `PRAGMA quick_check` at start does: "refuse" (chat: exit with the
+   * plain message) or "report" (run: start, log it, and /health shows it degraded).
+   */
+  onDamage?: "refuse" | "report";
+}
+
+export async function startRuntime(ctx: CliContext, options: StartOptions = {}): Promise<Runtime> {
   const notifier = createSystemdNotifier(ctx.env);
   const { config } = ctx.config();
   const paths = ctx.resolvedPaths();
   const logger = ctx.logger();
   notifier.status("opening database");
   const store = ctx.store();
+  const quick = store.quickCheck();
+  // The first database failure since start, kept for /health (a damaged page stays damaged).
+  let dbFailure: string | undefined;
+  if (quick !== "ok") {
+    const damaged = damagedDatabaseError(store.path, `quick_check: ${quick}`);
+    if ((options.onDamage ?? "refuse") === "refuse") throw damaged;
+    logger.error(damaged.message);
+    dbFailure = `quick_check at start: ${quick}`;
+  }
   const seeded = seedWorkspace(paths.workspace);
   if (seeded.created.length > 0) {
     logger.info(`workspace seeded at ${paths.workspace}`, { created: seeded.created });
@@ -81,11 +98,13 @@ export async function startRuntime(ctx: CliContext): Promise<Runtime> {
     logger,
     notifier,
     dbHealth() {
+      if (dbFailure) return dbFailure;
       try {
-        store.db.query("SELECT 1").get();
+        store.db.query("SELECT session_id FROM sessions LIMIT 1").get();
         return "ok";
       } catch (error) {
-        return error instanceof Error ? error.message : String(error);
+        dbFailure = `query failed: ${error instanceof Error ? error.message : String(error)}`;
+        return dbFailure;
       }
     },
     async close() {

@@ -1,5 +1,5 @@
 /** The database opens, passes integrity_check, and has sqlite-vec and FTS5. */
-import type { Store } from "../store/index.ts";
+import { DAMAGED_DATABASE_HINT, damagedDatabaseError, type Store } from "../store/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
 export function checkDatabase(open: () => Store): CheckResult[] {
@@ -12,7 +12,7 @@ export function checkDatabase(open: () => Store): CheckResult[] {
         name: "database",
         status: "fail",
         message: error instanceof Error ? error.message : String(error),
-        fix: "check the home folder permissions; move a damaged clawbox.db aside to start fresh",
+        fix: "check the home folder permissions; for a damaged or empty clawbox.db, follow the advice above",
       },
     ];
   }
@@ -24,8 +24,8 @@ export function checkDatabase(open: () => Store): CheckResult[] {
       : {
           name: "database",
           status: "fail",
-          message: `${store.path}: integrity_check: ${integrity}`,
-          fix: "stop clawbox, back up clawbox.db, then recover it with `sqlite3 clawbox.db .recover`",
+          message: damagedDatabaseError(store.path, `integrity_check: ${integrity}`).message,
+          fix: DAMAGED_DATABASE_HINT,
         },
   );
   results.push(

@@ -1,4 +1,11 @@
 export { applyMigrations, currentSchemaVersion } from "./apply-migrations.ts";
+export {
+  DAMAGED_DATABASE_HINT,
+  damagedDatabaseError,
+  describeDatabaseFailure,
+  emptyDatabaseError,
+  isDatabaseDamage,
+} from "./database-damage.ts";
 export type { Migration } from "./migrations/index.ts";
 export { MIGRATIONS } from "./migrations/index.ts";
 export { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";

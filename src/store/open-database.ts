@@ -5,10 +5,11 @@
  * the box still chats (memory search falls back to keyword-only).
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { ClawboxError } from "../errors/index.ts";
 import { applyMigrations } from "./apply-migrations.ts";
+import { damagedDatabaseError, emptyDatabaseError, isDatabaseDamage } from "./database-damage.ts";
 import { MIGRATIONS, type Migration } from "./migrations/index.ts";
 import { findSqliteVec, sqliteVecCandidates } from "./sqlite-vec-path.ts";
 
@@ -30,7 +31,13 @@ export interface OpenedDatabase {
 }
 
 export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
-  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ":memory:") {
+    mkdirSync(dirname(options.path), { recursive: true });
+    // SQLite would treat an emptied file as new and silently start over: refuse instead.
+    if (statSync(options.path, { throwIfNoEntry: false })?.size === 0) {
+      throw emptyDatabaseError(options.path);
+    }
+  }
   let db: Database;
   try {
     db = new Database(options.path, options.readonly ? { readonly: true } : { create: true });
@@ -40,6 +47,18 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
       cause: error,
     });
   }
+  try {
+    return configure(db, options);
+  } catch (error) {
+    db.close();
+    if (isDatabaseDamage(error)) {
+      throw damagedDatabaseError(options.path, (error as Error).message, error);
+    }
+    throw error;
+  }
+}
+
+function configure(db: Database, options: OpenDatabaseOptions): OpenedDatabase {
   db.run("PRAGMA busy_timeout = 5000");
   if (!options.readonly) {
     db.run("PRAGMA journal_mode = WAL");

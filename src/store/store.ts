@@ -36,6 +36,17 @@ export class Store {
     return rows.map((r) => r.integrity_check).join("; ");
   }
 
+  /** `PRAGMA quick_check` (the cheaper check, for every start): "ok" when healthy. */
+  quickCheck(): string {
+    try {
+      const rows = this.db.query("PRAGMA quick_check").all() as { quick_check: string }[];
+      return rows.map((r) => r.quick_check).join("; ");
+    } catch (error) {
+      // A badly damaged page makes the check itself fail.
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
   close(): void {
     try {
       this.db.run("PRAGMA wal_checkpoint(TRUNCATE)");

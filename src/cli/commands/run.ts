@@ -66,7 +66,7 @@ export const runCommand: Command = {
       false,
     );
     const startedAt = Date.now();
-    const runtime = await startRuntime(ctx);
+    const runtime = await startRuntime(ctx, { onDamage: "report" });
     const { config } = runtime;
     const host = (values.host ?? config.server.host).replace(/^\[(.*)\]$/, "$1");
     const port = values.port ? Number(values.port) : config.server.port;
