@@ -1,5 +1,21 @@
 /** Bun text imports of the console's embedded client files. */
-declare module "*/assets/console.js" {
+declare module "*/assets/console-core.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/console-chat.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/console-browse.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/console-manage.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/console-status.js" {
   const text: string;
   export default text;
 }

@@ -1,0 +1,209 @@
+// clawbox console, part 3 of 5: the Sessions and Context pages.
+// ---------------------------------------------------------------- sessions
+
+async function sessionsPage(id) {
+  if (id) return transcriptPage(id);
+  const { sessions } = await api("sessions");
+  const rows = sessions.map((s) =>
+    h(
+      "tr",
+      {},
+      h(
+        "td",
+        {},
+        h(
+          "a",
+          { href: `#sessions/${encodeURIComponent(s.sessionId)}`, class: "session-link" },
+          s.sessionKey,
+        ),
+      ),
+      h("td", { class: "num" }, s.messageCount),
+      h("td", { class: "num" }, s.compactionCount),
+      h("td", {}, when(s.updatedAt)),
+    ),
+  );
+  page(
+    "Sessions",
+    sessions.length === 0
+      ? h("p", { class: "muted" }, "No sessions yet.")
+      : h(
+          "table",
+          {},
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", {}, "session"),
+              h("th", {}, "messages"),
+              h("th", {}, "compactions"),
+              h("th", {}, "updated"),
+            ),
+          ),
+          h("tbody", {}, rows),
+        ),
+  );
+}
+
+async function transcriptPage(id) {
+  const t = await api(`sessions/${encodeURIComponent(id)}/transcript`);
+  page(
+    t.sessionKey,
+    h(
+      "p",
+      { class: "row" },
+      h("a", { href: "#sessions" }, "← all sessions"),
+      h(
+        "a",
+        {
+          href: `/console/api/sessions/${encodeURIComponent(t.sessionId)}/export`,
+          download: `${t.sessionId}.jsonl`,
+          id: "export-jsonl",
+        },
+        "Export JSONL",
+      ),
+    ),
+    h("div", { class: "messages transcript", id: "transcript" }, t.entries.map(entryView)),
+  );
+}
+
+// ---------------------------------------------------------------- context
+
+const BAR_PARTS = [
+  ["system", "system prompt"],
+  ["bootstrap", "bootstrap files"],
+  ["skills", "skills"],
+  ["tools", "tools"],
+  ["history", "history"],
+  ["reserve", "reply reserve"],
+];
+
+function budgetParts(r) {
+  const b = r.budget;
+  const bootstrap = b.bootstrapTokens;
+  const skills = b.skillsTokens;
+  const system = Math.max(0, b.system - bootstrap - skills) + Math.max(0, b.templateTokens);
+  const parts = {
+    system,
+    bootstrap,
+    skills,
+    tools: b.toolTokens,
+    history: b.historyTokens,
+    reserve: b.reserve,
+  };
+  const used = Object.values(parts).reduce((a, n) => a + n, 0);
+  return { parts, free: Math.max(0, b.contextWindow - used), window: b.contextWindow };
+}
+
+async function contextPage() {
+  const { sessions } = await api("sessions");
+  const picker = h(
+    "select",
+    { id: "context-session", "aria-label": "Session" },
+    h("option", { value: "" }, "a fresh session"),
+    sessions.map((s) => h("option", { value: s.sessionId }, s.sessionKey)),
+  );
+  const out = h("div", {});
+  page("Context", h("p", { class: "row" }, picker), out);
+  async function draw() {
+    out.replaceChildren(h("p", { class: "muted" }, "measuring…"));
+    const r = await api(
+      `context${picker.value ? `?session=${encodeURIComponent(picker.value)}` : ""}`,
+    );
+    const { parts, free, window } = budgetParts(r);
+    const pct = (n) => `${((n / window) * 100).toFixed(2)}%`;
+    const bar = h(
+      "div",
+      {
+        class: "bar",
+        id: "budget-bar",
+        role: "img",
+        "aria-label": `context budget of ${window} tokens`,
+      },
+      BAR_PARTS.map(([key, label]) =>
+        h("div", {
+          class: `seg seg-${key}`,
+          style: `width:${pct(parts[key])}`,
+          title: `${label}: ${parts[key]} tokens`,
+          "data-label": label,
+          "data-tokens": parts[key],
+        }),
+      ),
+      h("div", {
+        class: "seg seg-free",
+        style: `width:${pct(free)}`,
+        title: `free: ${free} tokens`,
+        "data-label": "free",
+        "data-tokens": free,
+      }),
+    );
+    const legend = h(
+      "ul",
+      { class: "legend", id: "budget-legend" },
+      BAR_PARTS.map(([key, label]) =>
+        h("li", {}, h("span", { class: `swatch seg-${key}` }), `${label}: ${parts[key]}`),
+      ),
+      h("li", {}, h("span", { class: "swatch seg-free" }), `free: ${free}`),
+    );
+    const files = r.files.map((f) =>
+      h(
+        "tr",
+        { class: f.truncated ? "truncated" : "" },
+        h("td", {}, f.name),
+        h("td", { class: "num" }, f.missing ? "missing" : f.rawChars),
+        h("td", { class: "num" }, f.injectedChars),
+        h("td", {}, f.truncated ? h("span", { class: "badge warn" }, "truncated") : "no"),
+        h("td", {}, f.destination),
+      ),
+    );
+    out.replaceChildren(
+      h(
+        "p",
+        {},
+        `${r.modelKind} model ${r.model}: window ${window} tokens; session ${r.sessionKey || "(fresh)"}`,
+      ),
+      bar,
+      legend,
+      r.budget.steps.length > 0
+        ? h("p", { class: "muted" }, `degraded: ${r.budget.steps.join("; ")}`)
+        : "",
+      h("h2", {}, "Bootstrap files"),
+      h(
+        "table",
+        { id: "context-files" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", {}, "file"),
+            h("th", {}, "raw chars"),
+            h("th", {}, "injected"),
+            h("th", {}, "truncated"),
+            h("th", {}, "destination"),
+          ),
+        ),
+        h("tbody", {}, files),
+      ),
+      h("h2", {}, "Tools"),
+      h(
+        "p",
+        {},
+        `${r.tools.included.length} of ${r.tools.offered} tool schemas, ${r.tools.tokens} tokens${r.tools.dropped.length ? `; dropped: ${r.tools.dropped.join(", ")}` : ""}`,
+      ),
+      h("h2", {}, "Skills"),
+      h(
+        "p",
+        {},
+        `${r.skills.mode}: ${r.skills.listed.map((s) => s.name).join(", ") || "none"} (${r.skills.tokens} tokens)`,
+      ),
+    );
+  }
+  picker.addEventListener(
+    "change",
+    () => void draw().catch((e) => out.replaceChildren(errorBox(e))),
+  );
+  await draw();
+}

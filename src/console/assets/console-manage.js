@@ -1,0 +1,226 @@
+// clawbox console, part 4 of 5: the Memory and Models pages.
+// ---------------------------------------------------------------- memory
+
+async function memoryPage() {
+  const data = await api("memory");
+  const q = h("input", {
+    type: "search",
+    id: "memory-query",
+    placeholder: "search memory",
+    required: true,
+  });
+  const results = h("div", { id: "memory-results" });
+  const form = h(
+    "form",
+    {
+      class: "row",
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        results.replaceChildren(h("p", { class: "muted" }, "searching…"));
+        try {
+          const r = await api(`memory/search?q=${encodeURIComponent(q.value)}`);
+          results.replaceChildren(
+            h(
+              "p",
+              { class: "muted" },
+              `${r.mode} search${r.reason ? ` (${r.reason})` : ""}: ${r.results.length} results`,
+            ),
+            ...r.results.map((x) =>
+              h(
+                "div",
+                { class: "hit" },
+                h(
+                  "div",
+                  {},
+                  h("strong", {}, `${x.path}:${x.startLine}-${x.endLine}`),
+                  h("span", { class: "score" }, ` score ${x.score.toFixed(3)}`),
+                ),
+                h("pre", {}, x.snippet),
+              ),
+            ),
+          );
+        } catch (error) {
+          results.replaceChildren(errorBox(error));
+        }
+      },
+    },
+    q,
+    h("button", { type: "submit" }, "Search"),
+  );
+  const s = data.status;
+  page(
+    "Memory",
+    data.enabled ? form : h("p", { class: "muted" }, "Memory is disabled (memory.enabled)."),
+    results,
+    h("h2", {}, "Index"),
+    s
+      ? h(
+          "p",
+          {},
+          `${s.mode} mode${s.reason ? ` (${s.reason})` : ""}; ${s.files} files, ${s.chunks} chunks, ${s.embeddedChunks} embedded; ${s.recalls} recalls; dreaming ${s.dreaming.enabled ? `on (${s.dreaming.preset}, next ${s.dreaming.nextRun || "?"})` : "off"}`,
+        )
+      : h("p", { class: "muted" }, "no index"),
+    h("h2", {}, "Files"),
+    h(
+      "ul",
+      { id: "memory-files" },
+      data.files.map((f) => h("li", {}, `${f.path} (${f.bytes} bytes)`)),
+    ),
+    h("h2", {}, "Last dreaming report"),
+    data.lastDream
+      ? h("pre", { id: "last-dream" }, data.lastDream)
+      : h("p", { class: "muted" }, "Dreaming has not run yet."),
+  );
+}
+
+// ---------------------------------------------------------------- models
+
+let pullTimer;
+
+async function modelsPage() {
+  const d = await api("models");
+  const progress = h(
+    "div",
+    {
+      class: "progress",
+      id: "pull-progress",
+      role: "progressbar",
+      "aria-valuemin": 0,
+      "aria-valuemax": 100,
+    },
+    h("div", { class: "fill" }),
+  );
+  const progressText = h("p", { id: "pull-status", class: "muted" });
+  const rows = d.chat.map((m) =>
+    h(
+      "tr",
+      { "data-model": m.name },
+      h(
+        "td",
+        {},
+        h("strong", {}, m.name),
+        m.name === d.recommendation.model ? h("span", { class: "badge ok" }, "recommended") : null,
+        m.active ? h("span", { class: "badge" }, "active") : null,
+        h("div", { class: "muted" }, m.description),
+      ),
+      h(
+        "td",
+        {},
+        `${m.quantization}, ctx ${m.contextLength}, ≥${m.minRamMb} MB RAM, ${m.bytes ? mb(m.bytes) : "?"}, ${m.license}`,
+      ),
+      h(
+        "td",
+        {},
+        m.installed
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "use",
+                disabled: m.active,
+                onclick: () => void activate(m.name),
+              },
+              m.active ? "In use" : "Use",
+            )
+          : h(
+              "button",
+              { type: "button", class: "pull", onclick: () => void pull(m.name) },
+              "Pull",
+            ),
+      ),
+    ),
+  );
+  const ids = d.providers.map((p) => p.id);
+  const primary = h(
+    "select",
+    { id: "primary" },
+    ids.map((id) => h("option", { value: id, selected: id === d.primary }, id)),
+  );
+  const fallback = h(
+    "select",
+    { id: "fallback" },
+    h("option", { value: "" }, "none"),
+    ids.map((id) => h("option", { value: id, selected: d.fallbacks[0] === id }, id)),
+  );
+  page(
+    "Models",
+    h(
+      "p",
+      { id: "recommendation" },
+      `Recommended for this board (${d.board.totalRamMb} MB RAM, ${d.board.freeDiskMb ?? "?"} MB free disk): ${d.recommendation.reason}`,
+    ),
+    h("p", {}, `Local model file: ${d.localPath || "none configured"}`),
+    h("table", { id: "chat-models" }, h("tbody", {}, rows)),
+    progress,
+    progressText,
+    h("h2", {}, "Active model and fallback"),
+    h(
+      "form",
+      {
+        class: "row",
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          try {
+            await api("models/chain", {
+              body: { primary: primary.value, fallbacks: fallback.value ? [fallback.value] : [] },
+            });
+            await modelsPage();
+          } catch (error) {
+            main.append(errorBox(error));
+          }
+        },
+      },
+      h("label", {}, "primary ", primary),
+      h("label", {}, "fallback ", fallback),
+      h("button", { type: "submit" }, "Save"),
+    ),
+    h("h2", {}, "Providers"),
+    h(
+      "ul",
+      {},
+      d.providers.map((p) =>
+        h(
+          "li",
+          {},
+          `${p.id}: ${p.kind} ${p.model || "(no model)"} — ${d.state[p.id] || "not in chain"}`,
+        ),
+      ),
+    ),
+  );
+  function show(s) {
+    const pct = s.total ? Math.min(100, Math.floor((s.received / s.total) * 100)) : 0;
+    progress.querySelector(".fill").style.width = `${pct}%`;
+    progress.setAttribute("aria-valuenow", String(pct));
+    progress.dataset.state = s.state;
+    progressText.textContent =
+      s.state === "idle"
+        ? ""
+        : `${s.name}: ${s.state} ${pct}% (${mb(s.received)}${s.total ? ` of ${mb(s.total)}` : ""})${s.message ? ` — ${s.message}` : ""}`;
+  }
+  async function poll() {
+    clearTimeout(pullTimer);
+    const s = await api("models/pull");
+    show(s);
+    if (s.state === "running") pullTimer = setTimeout(() => void poll(), 250);
+    else if (s.state === "done" && location.hash === "#models")
+      setTimeout(() => void modelsPage().then(() => show(s)), 400);
+  }
+  async function pull(name) {
+    try {
+      show(await api("models/pull", { body: { name } }));
+      await poll();
+    } catch (error) {
+      progressText.replaceChildren(errorBox(error));
+    }
+  }
+  async function activate(name) {
+    try {
+      await api("models/activate", { body: { name } });
+      await modelsPage();
+    } catch (error) {
+      main.append(errorBox(error));
+    }
+  }
+  show(d.pull);
+  if (d.pull.state === "running") void poll();
+}

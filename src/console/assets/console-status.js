@@ -1,0 +1,91 @@
+// clawbox console, part 5 of 5: the Status page and the hash router that starts it all.
+// ---------------------------------------------------------------- status
+
+async function statusPage() {
+  const s = await api("status");
+  const area = (name, v) =>
+    h(
+      "p",
+      { class: `area area-${name}` },
+      h("strong", {}, `${name}: `),
+      typeof v === "string"
+        ? v
+        : v.map((x) => `${x.name} ${x.state}${x.detail ? ` (${x.detail})` : ""}`).join("; ") ||
+            "none",
+    );
+  page(
+    "Status",
+    h(
+      "p",
+      { id: "vitals" },
+      `clawbox ${s.version}, up ${Math.round(s.uptimeMs / 1000)} s, RSS ${mb(s.rssBytes)}`,
+    ),
+    h(
+      "p",
+      {},
+      `models: ${
+        Object.entries(s.models)
+          .map(([id, st]) => `${id} ${st}`)
+          .join(", ") || "none"
+      } (primary ${s.primary}${s.fallbacks.length ? `, fallbacks ${s.fallbacks.join(", ")}` : ""})`,
+    ),
+    area("channels", s.channels),
+    area("mqtt", s.mqtt),
+    h("h2", {}, "Doctor"),
+    h(
+      "table",
+      { id: "checks" },
+      h(
+        "tbody",
+        {},
+        s.checks.map((c) =>
+          h(
+            "tr",
+            { class: `check-${c.status}` },
+            h("td", {}, h("span", { class: `badge ${c.status}` }, c.status)),
+            h("td", {}, c.name),
+            h(
+              "td",
+              {},
+              c.message,
+              c.fix && c.status !== "ok" ? h("div", { class: "muted" }, `fix: ${c.fix}`) : null,
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- router
+
+const PAGES = {
+  chat: chatPage,
+  sessions: sessionsPage,
+  context: contextPage,
+  memory: memoryPage,
+  models: modelsPage,
+  status: statusPage,
+};
+
+async function route() {
+  clearTimeout(pullTimer);
+  const [name, arg] = (location.hash.slice(1) || "chat").split("/");
+  const show = PAGES[name] || chatPage;
+  for (const a of document.querySelectorAll("nav a"))
+    a.classList.toggle("current", a.dataset.page === (PAGES[name] ? name : "chat"));
+  try {
+    await show(arg ? decodeURIComponent(arg) : undefined);
+  } catch (error) {
+    main.replaceChildren(errorBox(error));
+  }
+}
+
+const logout = document.getElementById("logout");
+if (logout)
+  logout.addEventListener(
+    "click",
+    () => void api("logout", { body: {} }).finally(() => location.reload()),
+  );
+window.addEventListener("hashchange", () => void route());
+void route();
