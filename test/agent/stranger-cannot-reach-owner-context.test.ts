@@ -18,7 +18,7 @@ import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory } from "../../src/memory/index.ts";
 import type { ToolResultMessage } from "../../src/messages/index.ts";
-import { createFakeProvider, type FakeStep } from "../../src/providers/index.ts";
+import { createFakeProvider, type FakeProvider, type FakeStep } from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
@@ -130,8 +130,17 @@ function toolResults(h: Harness, key: string): ToolResultMessage[] {
 const resultText = (r: ToolResultMessage) =>
   r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
-function memoryTools(config: Parameters<typeof createMemory>[0]) {
-  return createMemory({ ...config, logger: silentLogger, embedder: null }).tools;
+/** The real engine and memory tools over a workspace holding the owner's files. */
+function seededHarness(fake: FakeProvider, config: Record<string, unknown> = {}): Harness {
+  const h = createHarness({
+    providers: { fake },
+    engine: "real",
+    tools: ({ store, paths, config }) =>
+      createMemory({ store, paths, config, logger: silentLogger, embedder: null }).tools,
+    config,
+  });
+  seed(h.paths.workspace);
+  return h;
 }
 
 describe("a stranger in a group chat", () => {
@@ -145,14 +154,8 @@ describe("a stranger in a group chat", () => {
         return { text: "ok" };
       },
     });
-    harness = createHarness({
-      providers: { fake },
-      engine: "real",
-      tools: ({ store, paths, config }) =>
-        memoryTools({ store, paths, config, logger: silentLogger }),
-    });
+    harness = seededHarness(fake);
     const h = harness;
-    seed(h.paths.workspace);
     const owner = await h.agent.chat(ownerRequest("remember: OWNER-CHAT"));
     expect(owner.error).toBeUndefined();
     const before = snapshot(h.paths.workspace);
@@ -210,17 +213,10 @@ describe("a stranger in a group chat", () => {
         return { text: "ok" };
       },
     });
-    harness = createHarness({
-      providers: { fake },
-      engine: "real",
-      tools: ({ store, paths, config }) =>
-        memoryTools({ store, paths, config, logger: silentLogger }),
-      config: {
-        tools: { bySender: { "qq:FRIEND": { strangers: { deny: ["group:memory"] } } } },
-      },
+    harness = seededHarness(fake, {
+      tools: { bySender: { "qq:FRIEND": { strangers: { deny: ["group:memory"] } } } },
     });
     const h = harness;
-    seed(h.paths.workspace);
     await h.agent.chat(ownerRequest("remember: OWNER-CHAT"));
     const before = snapshot(h.paths.workspace);
     const friend = { ...stranger, senderId: "qq:FRIEND" };
