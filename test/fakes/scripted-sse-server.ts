@@ -109,7 +109,9 @@ async function answer(step: Step, res: ServerResponse): Promise<void> {
   });
   for (const [index, event] of step.events.entries()) {
     if (step.dropAfter !== undefined && index >= step.dropAfter) {
-      res.socket?.destroy();
+      // A half-close (FIN), not a reset: a reset can discard bytes the client has not
+      // read yet on a loaded machine, and the test is about what was received.
+      res.socket?.end();
       return;
     }
     if (step.holdAfter !== undefined && index >= step.holdAfter) return;
