@@ -39,7 +39,8 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
   let home: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (rest.length === 0 && (arg === "--home" || arg.startsWith("--home="))) {
+    // --home is global: accepted before or after the command (`clawbox chat --home DIR`).
+    if (arg === "--home" || arg.startsWith("--home=")) {
       home = arg.includes("=") ? arg.slice(7) : argv[++i];
       if (!home) {
         io.stderr.write("clawbox: --home needs a folder\n");
