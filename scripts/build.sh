@@ -10,6 +10,7 @@
 #   clawbox-linux-<arch>                       the binary
 #   lib/linux-<arch>/                          vec0.so + node_modules with native packages
 #   skills/ docs/                              bundled skills and docs the agent can read
+#   models/manifest.json                       the models `clawbox models pull` knows
 #   clawbox-<version>-linux-<arch>.tar.gz      release tarball (binary + lib + unit + config)
 #   clawbox_<version>_<amd64|arm64>.deb        Debian package
 set -euo pipefail
@@ -57,10 +58,12 @@ for arch in "${arches[@]}"; do
   "$bun" scripts/build-native-layout.ts "$arch" "$dist/lib/linux-$arch" "${layout_args[@]}"
 done
 
-rm -rf "$dist/skills" "$dist/docs"
-mkdir -p "$dist/skills" "$dist/docs"
+rm -rf "$dist/skills" "$dist/docs" "$dist/models"
+mkdir -p "$dist/skills" "$dist/docs" "$dist/models"
 [ -d skills ] && cp -r skills/. "$dist/skills/"
 [ -d docs ] && cp -r docs/. "$dist/docs/"
+# The model manifest: `clawbox models pull`, the console and the first-boot pull read it.
+cp models/manifest.json "$dist/models/"
 
 if [ "$package" = 1 ]; then
   for arch in "${arches[@]}"; do

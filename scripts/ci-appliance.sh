@@ -52,6 +52,8 @@ tar -xzf "dist/clawbox-$version-linux-x64.tar.gz" -C "$tmp"
 check "tarball layout: clawbox + lib/vec0.so + lib/node_modules" test -x "$tmp/clawbox-$version-linux-x64/clawbox" -a \
   -f "$tmp/clawbox-$version-linux-x64/lib/vec0.so" -a -d "$tmp/clawbox-$version-linux-x64/lib/node_modules/node-llama-cpp"
 check "tarball binary doctor from /" doctor_ok "$tmp/clawbox-$version-linux-x64/clawbox" "$tmp/home-tar"
+check "tarball binary models list reads its manifest" sh -c \
+  "cd / && CLAWBOX_HOME='$tmp/home-tar' '$tmp/clawbox-$version-linux-x64/clawbox' models list | grep -q qwen"
 
 if dpkg -s clawbox >/dev/null 2>&1; then
   fail "amd64 .deb: clawbox is already installed on this machine; not touching it"

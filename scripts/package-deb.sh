@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian package dist/clawbox_<version>_<amd64|arm64>.deb with dpkg-deb:
 #   /usr/bin/clawbox                       the binary
-#   /usr/lib/clawbox/{lib,skills,docs}     native parts, bundled skills and docs
+#   /usr/lib/clawbox/{lib,skills,docs,models} native parts, bundled skills, docs, model manifest
 #   /usr/lib/systemd/system/clawbox.service
 #   /etc/clawbox/clawbox.json              default config (conffile: local edits survive upgrades)
 #   /var/lib/clawbox                       state, owned by the `clawbox` system user (postinst)
@@ -20,7 +20,7 @@ mkdir -p "$stage/DEBIAN" "$stage/usr/bin" "$stage/usr/lib/clawbox" "$stage/usr/l
   "$stage/etc/clawbox" "$stage/usr/share/doc/clawbox"
 cp "$dist/clawbox-linux-$arch" "$stage/usr/bin/clawbox"
 cp -r "$dist/lib/linux-$arch" "$stage/usr/lib/clawbox/lib"
-cp -r "$dist/skills" "$dist/docs" "$stage/usr/lib/clawbox/"
+cp -r "$dist/skills" "$dist/docs" "$dist/models" "$stage/usr/lib/clawbox/"
 cp "$root/systemd/clawbox.service" "$stage/usr/lib/systemd/system/"
 cp "$root/systemd/clawbox.json" "$stage/etc/clawbox/clawbox.json"
 [ -f "$root/README.md" ] && cp "$root/README.md" "$stage/usr/share/doc/clawbox/"

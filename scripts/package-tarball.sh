@@ -13,7 +13,7 @@ stage=$root/build/stage/$name
 rm -rf "$stage" && mkdir -p "$stage/systemd"
 cp "$dist/clawbox-linux-$arch" "$stage/clawbox"
 cp -r "$dist/lib/linux-$arch" "$stage/lib"
-cp -r "$dist/skills" "$dist/docs" "$stage/"
+cp -r "$dist/skills" "$dist/docs" "$dist/models" "$stage/"
 cp "$root/systemd/clawbox.service" "$stage/systemd/"
 cp "$root/systemd/clawbox.json" "$stage/clawbox.json.example"
 [ -f "$root/README.md" ] && cp "$root/README.md" "$stage/"
