@@ -350,10 +350,12 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       try {
         // A clean DISCONNECT when connected; without a broker, or when it does not answer
         // within 2 s, drop the socket (queued QoS 1 messages would otherwise wait forever).
-        const clean = c?.connected
-          ? Promise.race([c.endAsync().then(() => true), Bun.sleep(2000).then(() => false)])
-          : Promise.resolve(false);
-        if (!(await clean)) await c?.endAsync(true);
+        // mqtt.js can leave endAsync pending (e.g. mid-reconnect), so neither wait is unbounded.
+        const end = (force: boolean) =>
+          c
+            ? Promise.race([c.endAsync(force).then(() => true), Bun.sleep(2000).then(() => false)])
+            : Promise.resolve(true);
+        if (!c?.connected || !(await end(false))) await end(true);
       } catch (error) {
         logger.warn("MQTT disconnect failed", { error: toClawboxError(error).message });
       }
