@@ -341,7 +341,11 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       const c = client;
       if (c?.connected) {
         try {
-          await c.publishAsync(topics.availability, "offline", { qos: 1, retain: true });
+          // Bounded: a broker that just died still looks connected, and its PUBACK never comes.
+          await Promise.race([
+            c.publishAsync(topics.availability, "offline", { qos: 1, retain: true }),
+            Bun.sleep(2000),
+          ]);
         } catch (error) {
           logger.warn("cannot publish offline", { error: toClawboxError(error).message });
         }
