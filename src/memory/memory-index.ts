@@ -61,6 +61,19 @@ interface FileRow {
   size: number;
 }
 
+function emptyStats(files: number): IndexStats {
+  return {
+    files,
+    changedFiles: 0,
+    removedFiles: 0,
+    chunksAdded: 0,
+    chunksRemoved: 0,
+    embedded: 0,
+    cacheHits: 0,
+    ms: 0,
+  };
+}
+
 export class MemoryIndex {
   constructor(private readonly o: MemoryIndexOptions) {}
 
@@ -74,16 +87,7 @@ export class MemoryIndex {
   ): Promise<IndexStats> {
     const started = performance.now();
     const { db } = this.o;
-    const stats: IndexStats = {
-      files: 0,
-      changedFiles: 0,
-      removedFiles: 0,
-      chunksAdded: 0,
-      chunksRemoved: 0,
-      embedded: 0,
-      cacheHits: 0,
-      ms: 0,
-    };
+    const stats = emptyStats(0);
     const embedder = this.o.embedder;
     if (embedder && this.o.vectors) {
       const hadModel =
@@ -182,16 +186,7 @@ export class MemoryIndex {
   ): Promise<IndexStats> {
     const started = performance.now();
     const { db } = this.o;
-    const stats: IndexStats = {
-      files: sessions.length,
-      changedFiles: 0,
-      removedFiles: 0,
-      chunksAdded: 0,
-      chunksRemoved: 0,
-      embedded: 0,
-      cacheHits: 0,
-      ms: 0,
-    };
+    const stats = emptyStats(sessions.length);
     const known = new Map(
       (
         db.query("SELECT path, hash FROM memory_files WHERE source = 'session'").all() as {
