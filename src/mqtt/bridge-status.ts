@@ -7,7 +7,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 
 export const CONNECTION_STATES = [
   "connecting",
@@ -18,24 +18,24 @@ export const CONNECTION_STATES = [
 ] as const;
 
 const statusSchema = z.object({
-  pid: z.number().int(),
+  pid: z.number().check(z.int()),
   broker: z.string(),
   clientId: z.string(),
   state: z.enum(CONNECTION_STATES),
   since: z.number(),
-  lastError: z.string().optional(),
-  connects: z.number().int(),
-  discoveryPublishedAt: z.number().optional(),
+  lastError: z.optional(z.string()),
+  connects: z.number().check(z.int()),
+  discoveryPublishedAt: z.optional(z.number()),
   /** Last message received from the broker on a subscribed topic. */
-  lastMessageAt: z.number().optional(),
+  lastMessageAt: z.optional(z.number()),
   entities: z.array(z.string()),
   removed: z.array(z.string()),
   busy: z.boolean(),
   prompts: z.object({
-    received: z.number().int(),
-    rejected: z.number().int(),
-    replied: z.number().int(),
-    failed: z.number().int(),
+    received: z.number().check(z.int()),
+    rejected: z.number().check(z.int()),
+    replied: z.number().check(z.int()),
+    failed: z.number().check(z.int()),
   }),
   updatedAt: z.number(),
 });

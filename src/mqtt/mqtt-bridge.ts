@@ -7,10 +7,10 @@
  * event, never an exception; no secret is published or logged.
  */
 import type { MqttClient } from "mqtt";
-import * as z from "zod";
 import type { Agent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import { toClawboxError } from "../errors/index.ts";
+import { z } from "../schema/index.ts";
 import type { Logger } from "../system/index.ts";
 import { type ConnectionState, type MqttBridgeStatus, writeStatusFile } from "./bridge-status.ts";
 import {
@@ -66,8 +66,8 @@ function truncateState(text: string): string {
 const identifiers = z.union([z.array(z.unknown()), z.string()]);
 /** A retained discovery config, full or abbreviated (`dev`/`ids`) keys. */
 const retainedConfig = z.object({
-  device: z.object({ identifiers }).optional(),
-  dev: z.object({ ids: identifiers }).optional(),
+  device: z.optional(z.object({ identifiers })),
+  dev: z.optional(z.object({ ids: identifiers })),
 });
 
 /** True when a retained discovery payload names `identifier` among its device identifiers. */

@@ -6,18 +6,17 @@
  * crash the box. A `session` only names a session inside the MQTT channel (it cannot
  * reach the owner's or another channel's sessions).
  */
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 
 /** Largest accepted payload, in bytes. */
 export const MAX_PROMPT_BYTES = 16 * 1024;
 
 const promptObject = z.object({
   prompt: z.string(),
-  session: z
-    .string()
-    .regex(/^[a-zA-Z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ or -")
-    .optional(),
-  id: z.union([z.string().max(200), z.number()]).optional(),
+  session: z.optional(
+    z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/, "use 1-64 letters, digits, _ or -")),
+  ),
+  id: z.optional(z.union([z.string().check(z.maxLength(200)), z.number()])),
 });
 
 export type PromptPayload =

@@ -4,14 +4,18 @@
  * callers share it). `expires_in` may arrive as a number or a numeric string. A 401
  * from the API calls `invalidate()` so the next request gets a fresh token.
  */
-import * as z from "zod";
+
 import { ClawboxError } from "../../errors/index.ts";
+import { z } from "../../schema/index.ts";
 
 const REFRESH_EARLY_MS = 60_000;
 
 const tokenResponse = z.object({
-  access_token: z.string().min(1),
-  expires_in: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]),
+  access_token: z.string().check(z.minLength(1)),
+  expires_in: z.union([
+    z.number(),
+    z.pipe(z.string().check(z.regex(/^\d+$/)), z.transform(Number)),
+  ]),
 });
 
 export interface AccessTokenSource {

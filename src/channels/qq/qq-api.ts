@@ -4,7 +4,7 @@
  * a 401 forces one token refresh and one retry. Outcomes, not exceptions: a platform
  * dedupe of (msg_id, msg_seq) (code 40054005) means "already delivered".
  */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 import type { ChannelChatType, SendOutcome } from "../channel.ts";
 import type { AccessTokenSource } from "./qq-access-token.ts";
 
@@ -17,9 +17,9 @@ export interface QqApiResponse {
 }
 
 const errorBody = z.object({
-  code: z.number().optional(),
-  err_code: z.number().optional(),
-  message: z.string().optional(),
+  code: z.optional(z.number()),
+  err_code: z.optional(z.number()),
+  message: z.optional(z.string()),
 });
 
 export interface QqMessageBody {
@@ -66,7 +66,7 @@ export class QqApi {
 
   async gatewayUrl(): Promise<string> {
     const { status, body } = await this.request("GET", "/gateway");
-    const parsed = z.object({ url: z.string().min(1) }).safeParse(body);
+    const parsed = z.object({ url: z.string().check(z.minLength(1)) }).safeParse(body);
     if (status !== 200 || !parsed.success)
       throw new Error(`GET /gateway answered HTTP ${status} without a url`);
     return parsed.data.url;
@@ -98,7 +98,7 @@ export class QqApi {
       srv_send_msg: false,
       ...source,
     });
-    const parsed = z.object({ file_info: z.string().min(1) }).safeParse(body);
+    const parsed = z.object({ file_info: z.string().check(z.minLength(1)) }).safeParse(body);
     if (status >= 300 || !parsed.success)
       throw new Error(`image upload answered HTTP ${status}: ${describe(body)}`);
     return parsed.data.file_info;

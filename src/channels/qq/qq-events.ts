@@ -4,43 +4,43 @@
  * (a group message that @-mentions the bot). Validated with zod; anything else is
  * reported as not a message, never thrown.
  */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 import type { InboundAttachment, InboundMessage } from "../channel.ts";
 
 export const frameSchema = z.object({
-  id: z.string().optional(),
-  op: z.number().int(),
-  d: z.unknown().optional(),
-  s: z.number().int().nullable().optional(),
-  t: z.string().nullable().optional(),
+  id: z.optional(z.string()),
+  op: z.number().check(z.int()),
+  d: z.optional(z.unknown()),
+  s: z.optional(z.nullable(z.number().check(z.int()))),
+  t: z.optional(z.nullable(z.string())),
 });
 
 export type QqFrame = z.infer<typeof frameSchema>;
 
 const attachmentSchema = z.object({
-  content_type: z.string().default(""),
-  filename: z.string().optional(),
-  url: z.string().optional(),
-  size: z.union([z.number(), z.string()]).optional(),
-  asr_refer_text: z.string().optional(),
+  content_type: z._default(z.string(), ""),
+  filename: z.optional(z.string()),
+  url: z.optional(z.string()),
+  size: z.optional(z.union([z.number(), z.string()])),
+  asr_refer_text: z.optional(z.string()),
 });
 
 const baseMessage = {
-  id: z.string().min(1),
-  content: z.string().default(""),
-  timestamp: z.union([z.string(), z.number()]).optional(),
-  attachments: z.array(attachmentSchema).default([]),
+  id: z.string().check(z.minLength(1)),
+  content: z._default(z.string(), ""),
+  timestamp: z.optional(z.union([z.string(), z.number()])),
+  attachments: z._default(z.array(attachmentSchema), []),
 };
 
 const c2cMessage = z.object({
   ...baseMessage,
-  author: z.object({ user_openid: z.string().min(1) }),
+  author: z.object({ user_openid: z.string().check(z.minLength(1)) }),
 });
 
 const groupMessage = z.object({
   ...baseMessage,
-  group_openid: z.string().min(1),
-  author: z.object({ member_openid: z.string().min(1) }),
+  group_openid: z.string().check(z.minLength(1)),
+  author: z.object({ member_openid: z.string().check(z.minLength(1)) }),
 });
 
 function absoluteUrl(url: string | undefined): string | undefined {

@@ -5,12 +5,15 @@
  * is answered with the signed plain_token; a dispatch (op 0) is stored, then acknowledged
  * with op 12. If storing fails the answer is 500, so the platform retries later.
  */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 import type { ChannelHost, WebhookHandler } from "../channel.ts";
 import { frameSchema, messageOfEvent } from "./qq-events.ts";
 import { type QqSigningKeys, signHex, verifyHex } from "./qq-signature.ts";
 
-const validation = z.object({ plain_token: z.string().min(1), event_ts: z.string().min(1) });
+const validation = z.object({
+  plain_token: z.string().check(z.minLength(1)),
+  event_ts: z.string().check(z.minLength(1)),
+});
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

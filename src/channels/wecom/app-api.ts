@@ -4,8 +4,9 @@
  * refreshes the token once and retries once. Errors never carry the secret or the
  * token (both travel in the query string, so URLs are never put in messages).
  */
-import * as z from "zod";
+
 import { ClawboxError } from "../../errors/index.ts";
+import { z } from "../../schema/index.ts";
 import { type AccessTokenCache, createAccessTokenCache } from "./access-token.ts";
 
 export interface WeComAppApiOptions {
@@ -27,14 +28,14 @@ const TOKEN_ERRORS = new Set([42001, 40014]);
 const REQUEST_TIMEOUT_MS = 15_000;
 
 const apiReply = z.looseObject({
-  errcode: z.number().optional(),
-  errmsg: z.string().optional(),
+  errcode: z.optional(z.number()),
+  errmsg: z.optional(z.string()),
 });
-const tokenReply = apiReply.extend({
-  access_token: z.string().min(1).optional(),
-  expires_in: z.number().optional(),
+const tokenReply = z.extend(apiReply, {
+  access_token: z.optional(z.string().check(z.minLength(1))),
+  expires_in: z.optional(z.number()),
 });
-const sendReply = apiReply.extend({ msgid: z.string().optional() });
+const sendReply = z.extend(apiReply, { msgid: z.optional(z.string()) });
 
 export function createWeComAppApi(options: WeComAppApiOptions): WeComAppApi {
   const doFetch = options.fetch ?? fetch;

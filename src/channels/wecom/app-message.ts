@@ -3,21 +3,21 @@
  * image and voice are user messages; `event` (enter_agent, subscribe, …) is logged
  * and never answered; other types are acknowledged and ignored.
  */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 
 export const appMessageFields = z.looseObject({
-  ToUserName: z.string().optional(),
-  FromUserName: z.string().min(1),
-  CreateTime: z.coerce.number().int().nonnegative(),
-  MsgType: z.string().min(1),
-  MsgId: z.string().optional(),
-  Content: z.string().optional(),
-  PicUrl: z.string().optional(),
-  MediaId: z.string().optional(),
-  Format: z.string().optional(),
-  Recognition: z.string().optional(),
-  Event: z.string().optional(),
-  AgentID: z.string().optional(),
+  ToUserName: z.optional(z.string()),
+  FromUserName: z.string().check(z.minLength(1)),
+  CreateTime: z.coerce.number().check(z.int(), z.nonnegative()),
+  MsgType: z.string().check(z.minLength(1)),
+  MsgId: z.optional(z.string()),
+  Content: z.optional(z.string()),
+  PicUrl: z.optional(z.string()),
+  MediaId: z.optional(z.string()),
+  Format: z.optional(z.string()),
+  Recognition: z.optional(z.string()),
+  Event: z.optional(z.string()),
+  AgentID: z.optional(z.string()),
 });
 export type AppMessageFields = z.infer<typeof appMessageFields>;
 
