@@ -7,9 +7,9 @@
  */
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import * as z from "zod";
 import type { AgentEvent } from "../agent/index.ts";
 import { messageText } from "../messages/index.ts";
+import { z } from "../schema/index.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { readBody } from "./json-body.ts";
@@ -17,21 +17,25 @@ import { readBody } from "./json-body.ts";
 const MAX_IMAGE_BASE64 = 8 * 1024 * 1024;
 
 const chatBody = z.object({
-  session: z
-    .string()
-    .regex(/^agent:[^:\s]+:[^:\s]+:(direct|group|system):\S+$/, "must be a session key")
-    .max(300)
-    .optional(),
-  message: z.string().min(1).max(100_000),
-  images: z
-    .array(
-      z.object({
-        data: z.string().min(1).max(MAX_IMAGE_BASE64),
-        mimeType: z.enum(["image/png", "image/jpeg", "image/webp", "image/gif"]),
-      }),
-    )
-    .max(4)
-    .optional(),
+  session: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^agent:[^:\s]+:[^:\s]+:(direct|group|system):\S+$/, "must be a session key"),
+        z.maxLength(300),
+      ),
+  ),
+  message: z.string().check(z.minLength(1), z.maxLength(100_000)),
+  images: z.optional(
+    z
+      .array(
+        z.object({
+          data: z.string().check(z.minLength(1), z.maxLength(MAX_IMAGE_BASE64)),
+          mimeType: z.enum(["image/png", "image/jpeg", "image/webp", "image/gif"]),
+        }),
+      )
+      .check(z.maxLength(4)),
+  ),
 });
 
 /** The console's default session: the same one the HTTP API uses for the web owner. */

@@ -5,7 +5,6 @@
  * file (comments kept) and applied to the running agent at once.
  */
 import type { Hono } from "hono";
-import * as z from "zod";
 import { toClawboxError } from "../errors/index.ts";
 import {
   boardResources,
@@ -17,16 +16,19 @@ import {
   type Manifest,
   recommendChatModel,
 } from "../models/index.ts";
+import { z } from "../schema/index.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError, readBody } from "./json-body.ts";
 import { ModelPullJob } from "./model-pull-job.ts";
 import { applyModelSettings } from "./model-settings.ts";
 
-const nameBody = z.object({ name: z.string().min(1).max(100) });
+/** A model or provider name as the console sends it. */
+const name = z.string().check(z.minLength(1), z.maxLength(100));
+const nameBody = z.object({ name });
 const chainBody = z.object({
-  primary: z.string().min(1).max(100),
-  fallbacks: z.array(z.string().min(1).max(100)).max(8),
+  primary: name,
+  fallbacks: z.array(name).check(z.maxLength(8)),
 });
 
 export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {

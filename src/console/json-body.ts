@@ -1,14 +1,14 @@
 /** JSON in and out for the console API: zod-validated bodies and `{error: {code, message}}`. */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type * as z from "zod";
+import type { z } from "../schema/index.ts";
 
 export function apiError(c: Context, status: ContentfulStatusCode, code: string, message: string) {
   return c.json({ error: { code, message } }, status);
 }
 
 /** The parsed body, or a 400 response naming the bad field. */
-export async function readBody<T extends z.ZodType>(
+export async function readBody<T extends z.ZodMiniType>(
   c: Context,
   schema: T,
 ): Promise<{ ok: true; value: z.infer<T> } | { ok: false; response: Response }> {

@@ -5,8 +5,8 @@
  * nothing else. Expected failures come back as `isError` results, never exceptions.
  */
 import { existsSync, readFileSync } from "node:fs";
-import * as z from "zod";
 import { isClawboxError } from "../errors/index.ts";
+import { z } from "../schema/index.ts";
 import type { AgentTool, ToolOutput } from "../tools/index.ts";
 import type { MemorySearchResponse, SearchOptions } from "./hybrid-search.ts";
 import { resolveMemoryPath } from "./memory-files.ts";
@@ -20,15 +20,15 @@ export interface MemoryToolDeps {
 }
 
 const searchArgs = z.object({
-  query: z.string().trim().min(1, "query must not be empty"),
-  maxResults: z.number().int().min(1).max(20).optional(),
-  minScore: z.number().min(0).max(1).optional(),
+  query: z.string().check(z.trim(), z.minLength(1, "query must not be empty")),
+  maxResults: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(20))),
+  minScore: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
 });
 
 const getArgs = z.object({
-  path: z.string().min(1),
-  from: z.number().int().min(1).optional(),
-  lines: z.number().int().min(1).max(1000).optional(),
+  path: z.string().check(z.minLength(1)),
+  from: z.optional(z.number().check(z.int(), z.minimum(1))),
+  lines: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(1000))),
 });
 
 const MAX_CHARS = 20_000;
@@ -37,7 +37,7 @@ function text(value: string, isError = false): ToolOutput {
   return { content: [{ type: "text", text: value }], ...(isError ? { isError: true } : {}) };
 }
 
-function invalid(tool: string, error: z.ZodError): ToolOutput {
+function invalid(tool: string, error: z.core.$ZodError): ToolOutput {
   return text(
     `${tool}: ${error.issues.map((i) => `${i.path.join(".") || "args"}: ${i.message}`).join("; ")}`,
     true,

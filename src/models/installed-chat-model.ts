@@ -5,15 +5,15 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 import type { ChatManifestModel, Manifest } from "./manifest.ts";
 import { INSTALLED_INFO_FILE, installedModelDir } from "./manifest-installed.ts";
 
 const chatInfoSchema = z.object({
-  name: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
   kind: z.literal("chat"),
-  file: z.string().regex(/^[A-Za-z0-9._-]+\.gguf$/),
-  sha256: z.string().optional(),
+  file: z.string().check(z.regex(/^[A-Za-z0-9._-]+\.gguf$/)),
+  sha256: z.optional(z.string()),
 });
 
 export interface InstalledChatModel {

@@ -6,19 +6,19 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import * as z from "zod";
 import { ClawboxError } from "../errors/index.ts";
+import { z } from "../schema/index.ts";
 
 export const INSTALLED_INFO_FILE = "clawbox-model.json";
 
 export const installedModelSchema = z.object({
-  name: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
   pooling: z.enum(["cls", "mean"]),
-  dimension: z.number().int().positive(),
-  maxTokens: z.number().int().positive().default(512),
-  quantized: z.boolean().default(false),
+  dimension: z.number().check(z.int(), z.positive()),
+  maxTokens: z._default(z.number().check(z.int(), z.positive()), 512),
+  quantized: z._default(z.boolean(), false),
   /** sha256 of model.onnx as verified (or computed) at pull time. */
-  sha256: z.string().optional(),
+  sha256: z.optional(z.string()),
 });
 
 export type InstalledModel = z.infer<typeof installedModelSchema> & {

@@ -5,60 +5,64 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import * as z from "zod";
 import { ClawboxError } from "../errors/index.ts";
+import { z } from "../schema/index.ts";
 import { runtimeLayout } from "../system/index.ts";
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits");
+const sha256 = z.string().check(z.regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"));
+/** A whole positive number (sizes, token counts, megabytes). */
+const positiveInt = z.number().check(z.int(), z.positive());
 
 export const manifestFileSchema = z.object({
   /** File name inside the model folder. */
-  name: z.string().regex(/^[A-Za-z0-9._-]+$/, "must be a plain file name"),
-  url: z.string().url(),
+  name: z.string().check(z.regex(/^[A-Za-z0-9._-]+$/, "must be a plain file name")),
+  url: z.url(),
   /** null: not verified when the entry was added (pull needs --allow-unverified). */
-  sha256: sha256.nullable(),
+  sha256: z.nullable(sha256),
   /** Exact size in bytes when known. */
-  size: z.number().int().positive().optional(),
-  approxSize: z.string().optional(),
+  size: z.optional(positiveInt),
+  approxSize: z.optional(z.string()),
 });
 
-const modelName = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, . _ -");
+const modelName = z
+  .string()
+  .check(z.regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, . _ -"));
 
 export const embeddingModelSchema = z.object({
   name: modelName,
   kind: z.literal("embedding"),
-  description: z.string().default(""),
-  dimension: z.number().int().positive(),
+  description: z._default(z.string(), ""),
+  dimension: positiveInt,
   pooling: z.enum(["cls", "mean"]),
-  maxTokens: z.number().int().positive(),
-  quantized: z.boolean().default(false),
-  license: z.string().optional(),
-  files: z.array(manifestFileSchema).min(1),
-  note: z.string().optional(),
+  maxTokens: positiveInt,
+  quantized: z._default(z.boolean(), false),
+  license: z.optional(z.string()),
+  files: z.array(manifestFileSchema).check(z.minLength(1)),
+  note: z.optional(z.string()),
 });
 
 /** A chat model: one GGUF file llama.cpp loads as the local provider. */
 export const chatModelSchema = z.object({
   name: modelName,
   kind: z.literal("chat"),
-  description: z.string().default(""),
+  description: z._default(z.string(), ""),
   /** llama.cpp quantization of the file, e.g. "Q8_0", "Q4_K_M". */
-  quantization: z.string().min(1),
+  quantization: z.string().check(z.minLength(1)),
   /** Trained context length in tokens (the local provider caps its window at 8192). */
-  contextLength: z.number().int().positive(),
+  contextLength: positiveInt,
   /** Total RAM (MB) a board needs to run it next to clawbox with a small window. */
-  minRamMb: z.number().int().positive(),
-  license: z.string().min(1),
+  minRamMb: positiveInt,
+  license: z.string().check(z.minLength(1)),
   /** Exactly one .gguf file, with its exact size (the recommendation checks free disk). */
   files: z
     .array(
-      manifestFileSchema.extend({
-        name: z.string().regex(/^[A-Za-z0-9._-]+\.gguf$/, "must be a .gguf file name"),
-        size: z.number().int().positive(),
+      z.extend(manifestFileSchema, {
+        name: z.string().check(z.regex(/^[A-Za-z0-9._-]+\.gguf$/, "must be a .gguf file name")),
+        size: positiveInt,
       }),
     )
-    .length(1),
-  note: z.string().optional(),
+    .check(z.length(1)),
+  note: z.optional(z.string()),
 });
 
 export const manifestModelSchema = z.discriminatedUnion("kind", [

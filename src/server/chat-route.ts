@@ -6,21 +6,21 @@
  */
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import * as z from "zod";
 import { isClawboxError } from "../errors/index.ts";
+import { z } from "../schema/index.ts";
 import { type ChatBackend, type ChatBackendRequest, textDeltaOf } from "./chat-backend.ts";
 import { jsonError } from "./json-error.ts";
 import { isOwnerRequest } from "./owner-token.ts";
 import { webSessionKey } from "./web-session.ts";
 
 export const chatBody = z.object({
-  message: z
-    .string()
-    .max(100_000)
-    .refine((text) => text.trim().length > 0, "must not be empty or only spaces"),
+  message: z.string().check(
+    z.maxLength(100_000),
+    z.refine((text) => text.trim().length > 0, "must not be empty or only spaces"),
+  ),
   /** Short session name or (owner only) a full session key. */
-  session: z.string().min(1).max(300).optional(),
-  stream: z.boolean().optional(),
+  session: z.optional(z.string().check(z.minLength(1), z.maxLength(300))),
+  stream: z.optional(z.boolean()),
 });
 
 export interface ChatRouteOptions {

@@ -6,17 +6,17 @@
  * whether the skill is hidden; `description: >` folded text is plain YAML. The `yaml`
  * and `json5` libraries are imported only when skills are scanned, never at startup.
  */
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 
 const frontMatterSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "letters, digits, . _ - only"),
-  description: z.string().trim().min(1, "must not be empty"),
-  env: z.array(z.string()).default([]),
-  bins: z.array(z.string()).default([]),
+  name: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "letters, digits, . _ - only")),
+  description: z.string().check(z.trim(), z.minLength(1, "must not be empty")),
+  env: z._default(z.array(z.string()), []),
+  bins: z._default(z.array(z.string()), []),
   /** At least one of these binaries must exist (OpenClaw `anyBins`). */
-  anyBins: z.array(z.string()).default([]),
+  anyBins: z._default(z.array(z.string()), []),
   /** Platforms the skill runs on (`process.platform` names); empty means any. */
-  os: z.array(z.string()).default([]),
+  os: z._default(z.array(z.string()), []),
 });
 
 export type SkillFrontMatter = z.infer<typeof frontMatterSchema>;
@@ -25,25 +25,28 @@ export type ParsedFrontMatter =
   | { ok: true; value: SkillFrontMatter }
   | { ok: false; error: string };
 
-const requiresSchema = z
-  .object({
-    env: z.array(z.coerce.string()).optional(),
-    bins: z.array(z.coerce.string()).optional(),
-    anyBins: z.array(z.coerce.string()).optional(),
-  })
-  .catch({});
+const requiresSchema = z.catch(
+  z.object({
+    env: z.optional(z.array(z.coerce.string())),
+    bins: z.optional(z.array(z.coerce.string())),
+    anyBins: z.optional(z.array(z.coerce.string())),
+  }),
+  {},
+);
 
-const metadataSchema = z
-  .record(
+const metadataSchema = z.catch(
+  z.record(
     z.string(),
-    z
-      .object({
-        requires: requiresSchema.optional(),
-        os: z.array(z.coerce.string()).optional(),
-      })
-      .catch({}),
-  )
-  .catch({});
+    z.catch(
+      z.object({
+        requires: z.optional(requiresSchema),
+        os: z.optional(z.array(z.coerce.string())),
+      }),
+      {},
+    ),
+  ),
+  {},
+);
 
 interface Parsers {
   parseYaml(text: string): unknown;

@@ -5,11 +5,13 @@
  * "key: value" lines; HTML comments are ignored. Bad entries are reported with their
  * line number, never thrown, so one typo does not take the other devices down.
  */
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 
-const nameField = z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, - and _ only");
+const nameField = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, "letters, digits, - and _ only"));
 
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
+const envName = z
+  .string()
+  .check(z.regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name"));
 
 /**
  * A camera: an HTTP(S) snapshot URL, an RTSP stream (one frame via ffmpeg), a USB camera
@@ -18,31 +20,31 @@ const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment v
 export const cameraEntrySchema = z
   .object({
     name: nameField,
-    source: z.enum(["http", "rtsp", "v4l2", "rpicam"]).optional(),
-    url: z
-      .string()
-      .regex(/^(https?|rtsps?):\/\/\S+$/, "must be an http(s):// or rtsp:// URL")
-      .optional(),
-    device: z
-      .string()
-      .regex(/^\/dev\/\S+$/, "must be a /dev path")
-      .optional(),
-    description: z.string().optional(),
-    username: z.string().optional(),
-    passwordEnv: envName.optional(),
-    tokenEnv: envName.optional(),
+    source: z.optional(z.enum(["http", "rtsp", "v4l2", "rpicam"])),
+    url: z.optional(
+      z
+        .string()
+        .check(z.regex(/^(https?|rtsps?):\/\/\S+$/, "must be an http(s):// or rtsp:// URL")),
+    ),
+    device: z.optional(z.string().check(z.regex(/^\/dev\/\S+$/, "must be a /dev path"))),
+    description: z.optional(z.string()),
+    username: z.optional(z.string()),
+    passwordEnv: z.optional(envName),
+    tokenEnv: z.optional(envName),
   })
-  .refine((c) => c.url || c.device || c.source === "rpicam", {
-    message: "needs a url, a device or source: rpicam",
-  });
+  .check(
+    z.refine((c) => c.url || c.device || c.source === "rpicam", {
+      message: "needs a url, a device or source: rpicam",
+    }),
+  );
 
 export const sshHostEntrySchema = z.object({
   name: nameField,
-  host: z.string().min(1),
-  user: z.string().min(1).default("root"),
-  port: z.coerce.number().int().min(1).max(65535).default(22),
-  description: z.string().optional(),
-  keyFile: z.string().optional(),
+  host: z.string().check(z.minLength(1)),
+  user: z._default(z.string().check(z.minLength(1)), "root"),
+  port: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(65535)), 22),
+  description: z.optional(z.string()),
+  keyFile: z.optional(z.string()),
 });
 
 export type CameraEntry = z.infer<typeof cameraEntrySchema>;

@@ -5,13 +5,13 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 
 const stateSchema = z.looseObject({
-  version: z.literal(1).default(1),
-  seededAt: z.string().optional(),
-  bootstrapSeededAt: z.string().optional(),
-  bootstrapCompletedAt: z.string().optional(),
+  version: z._default(z.literal(1), 1),
+  seededAt: z.optional(z.string()),
+  bootstrapSeededAt: z.optional(z.string()),
+  bootstrapCompletedAt: z.optional(z.string()),
 });
 
 export type WorkspaceState = z.infer<typeof stateSchema>;

@@ -1,14 +1,14 @@
 /** Shapes of Anthropic Messages stream events, validated leniently (new fields are ignored). */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 
-const usage = z
-  .object({
-    input_tokens: z.number().nullish(),
-    output_tokens: z.number().nullish(),
-    cache_creation_input_tokens: z.number().nullish(),
-    cache_read_input_tokens: z.number().nullish(),
-  })
-  .nullish();
+const usage = z.nullish(
+  z.object({
+    input_tokens: z.nullish(z.number()),
+    output_tokens: z.nullish(z.number()),
+    cache_creation_input_tokens: z.nullish(z.number()),
+    cache_read_input_tokens: z.nullish(z.number()),
+  }),
+);
 
 export const anthropicEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("message_start"), message: z.object({ usage }) }),
@@ -17,10 +17,10 @@ export const anthropicEvent = z.discriminatedUnion("type", [
     index: z.number(),
     content_block: z.object({
       type: z.string(),
-      id: z.string().optional(),
-      name: z.string().optional(),
+      id: z.optional(z.string()),
+      name: z.optional(z.string()),
       /** `redacted_thinking` blocks carry their encrypted reasoning here, whole. */
-      data: z.string().optional(),
+      data: z.optional(z.string()),
     }),
   }),
   z.object({
@@ -28,16 +28,16 @@ export const anthropicEvent = z.discriminatedUnion("type", [
     index: z.number(),
     delta: z.object({
       type: z.string(),
-      text: z.string().optional(),
-      thinking: z.string().optional(),
-      signature: z.string().optional(),
-      partial_json: z.string().optional(),
+      text: z.optional(z.string()),
+      thinking: z.optional(z.string()),
+      signature: z.optional(z.string()),
+      partial_json: z.optional(z.string()),
     }),
   }),
   z.object({ type: z.literal("content_block_stop"), index: z.number() }),
   z.object({
     type: z.literal("message_delta"),
-    delta: z.object({ stop_reason: z.string().nullish() }),
+    delta: z.object({ stop_reason: z.nullish(z.string()) }),
     usage,
   }),
   z.object({ type: z.literal("message_stop") }),

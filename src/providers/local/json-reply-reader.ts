@@ -3,7 +3,7 @@
  * is complete (the grammar would allow trailing whitespace forever), streams the text
  * of a `{"type":"text","text":...}` answer as it grows, and parses the final object.
  */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 
 const TEXT_START = /^\s*\{\s*"type"\s*:\s*"text"\s*,\s*"text"\s*:\s*"/;
 

@@ -1,46 +1,46 @@
 /** Shape of one streamed chat-completions chunk, validated leniently (providers add fields). */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 
 const toolCallDelta = z.object({
-  index: z.number().int().optional(),
-  id: z.string().nullish(),
-  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+  index: z.optional(z.number().check(z.int())),
+  id: z.nullish(z.string()),
+  function: z.nullish(z.object({ name: z.nullish(z.string()), arguments: z.nullish(z.string()) })),
 });
 
 export const openaiChunk = z.object({
-  choices: z
-    .array(
+  choices: z.nullish(
+    z.array(
       z.object({
-        delta: z
-          .object({
-            content: z.string().nullish(),
-            reasoning_content: z.string().nullish(),
-            reasoning: z.string().nullish(),
-            tool_calls: z.array(toolCallDelta).nullish(),
-          })
-          .nullish(),
-        finish_reason: z.string().nullish(),
+        delta: z.nullish(
+          z.object({
+            content: z.nullish(z.string()),
+            reasoning_content: z.nullish(z.string()),
+            reasoning: z.nullish(z.string()),
+            tool_calls: z.nullish(z.array(toolCallDelta)),
+          }),
+        ),
+        finish_reason: z.nullish(z.string()),
       }),
-    )
-    .nullish(),
-  usage: z
-    .object({
-      prompt_tokens: z.number().nullish(),
-      completion_tokens: z.number().nullish(),
-      prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
-    })
-    .nullish(),
+    ),
+  ),
+  usage: z.nullish(
+    z.object({
+      prompt_tokens: z.nullish(z.number()),
+      completion_tokens: z.nullish(z.number()),
+      prompt_tokens_details: z.nullish(z.object({ cached_tokens: z.nullish(z.number()) })),
+    }),
+  ),
   /** MiniMax: errors come as `base_resp` with a non-zero status code, even with HTTP 200. */
-  base_resp: z
-    .object({ status_code: z.number().nullish(), status_msg: z.string().nullish() })
-    .nullish(),
-  error: z
-    .object({
-      message: z.string().nullish(),
-      type: z.string().nullish(),
-      code: z.union([z.string(), z.number()]).nullish(),
-    })
-    .nullish(),
+  base_resp: z.nullish(
+    z.object({ status_code: z.nullish(z.number()), status_msg: z.nullish(z.string()) }),
+  ),
+  error: z.nullish(
+    z.object({
+      message: z.nullish(z.string()),
+      type: z.nullish(z.string()),
+      code: z.nullish(z.union([z.string(), z.number()])),
+    }),
+  ),
 });
 
 export type OpenAIChunk = z.infer<typeof openaiChunk>;
