@@ -11,7 +11,6 @@ import type { ClawboxConfig } from "../config/index.ts";
 import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
-import { emptyUsage, messageText } from "../messages/index.ts";
 import {
   type Provider,
   failureMessage as plainFailureMessage,
@@ -29,12 +28,13 @@ import {
 } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
-import { cleanOutput } from "./clean-output.ts";
 import { createConcurrencyLimit } from "./concurrency-limit.ts";
 import { createEngineSource } from "./engine-source.ts";
 import { memoryFlushPrompt } from "./memory-flush.ts";
+import { createModelSelection, type ModelSelection } from "./model-selection.ts";
 import { createProviderCache, type ProviderSource } from "./provider-source.ts";
 import { runAgentLoop } from "./run-agent-loop.ts";
+import { resultOfLoop, storeTurnWithoutEngine } from "./run-result.ts";
 import { createSessionQueue } from "./session-queue.ts";
 import { parseSlashCommand, runSlashCommand } from "./slash-commands.ts";
 import { createSteeringInbox, type SteeringInbox } from "./steering-inbox.ts";
@@ -56,11 +56,9 @@ export interface AgentDeps {
   mcp?: McpManager;
 }
 
-export interface Agent {
+export interface Agent extends ModelSelection {
   /** Queued per session; one run at a time per session; `maxConcurrent` overall. Never rejects. */
   chat(request: ChatRequest): Promise<ChatResult>;
-  /** Per provider id in the fallback chain: unloaded | loading | ready | error. */
-  modelState(): Record<string, string>;
   /** Every tool known before policy (names), for doctor and tests. */
   toolNames(): string[];
   /** Runs in progress now (the heartbeat waits for 0 so it never delays the owner). */
@@ -69,19 +67,6 @@ export interface Agent {
   ready(): Promise<void>;
   /** Per MCP server: state, tool count, last error (for doctor and /health). */
   mcpStatus(): McpServerStatus[];
-  /** The provider id the next run tries first. */
-  primaryModel(): string;
-  /**
-   * Makes `id` (a key of `models.providers`) the primary model for the next runs, until
-   * restart (the config file is not changed). Throws CONFIG_INVALID for an unknown id.
-   */
-  selectModel(id: string): void;
-  /**
-   * Takes a new `models` config section (after the config file changed): providers whose
-   * entry changed are dropped and rebuilt on their next use, so a pulled model is picked
-   * up without a restart. Returns the ids that changed.
-   */
-  reloadModels(models: ClawboxConfig["models"]): string[];
   /** Resolves when no run is running or queued (the shutdown drain waits on it). */
   idle(): Promise<void>;
   /** Aborts running and queued runs, waits for them, disposes providers. */
@@ -101,6 +86,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const inboxes = new Map<string, SteeringInbox>();
   const controllers = new Set<AbortController>();
   const providers = createProviderCache(deps.providers, config, logger);
+  const selection = createModelSelection(config, providers, logger);
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
   const baseTools = [...createBaseTools({ store, tools: config.tools }), ...(deps.tools ?? [])];
   const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));
@@ -230,7 +216,6 @@ export function createAgent(deps: AgentDeps): Agent {
     session: SessionRow,
     signal: AbortSignal,
   ): Promise<ChatResult> {
-    const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
     const owner = ownerOf(request);
     const tools = request.onlyTools ?? allTools();
     const policyFor = (provider: Provider) => offeredTools(tools, request, provider);
@@ -238,7 +223,11 @@ export function createAgent(deps: AgentDeps): Agent {
     try {
       contextEngine = await engine.get();
     } catch (error) {
-      return failWithoutEngine(request, session, toClawboxError(error));
+      return storeTurnWithoutEngine(request, session, toClawboxError(error), {
+        store,
+        config,
+        logger,
+      });
     }
     try {
       // Repairs left by a killed run (e.g. a tool call without its result) before this run reads.
@@ -302,67 +291,7 @@ export function createAgent(deps: AgentDeps): Agent {
       model: loop.provider ? `${loop.provider.id}/${loop.provider.model}` : undefined,
       abortedLastRun: loop.error?.code === "ABORTED",
     });
-    if (loop.error) {
-      logger.warn("run failed", {
-        sessionKey: session.sessionKey,
-        code: loop.error.code,
-        error: loop.error.message,
-      });
-      const plain = plainFailureMessage(loop.error);
-      return {
-        ...base,
-        reply: plain,
-        silent: false,
-        message: loop.final,
-        error: { code: loop.error.code, message: plain },
-      };
-    }
-    const cleaned = cleanOutput(messageText(loop.final));
-    if (!cleaned.text && !cleaned.silent && loop.final.stopReason === "length") {
-      // Out of reply tokens before any words (e.g. inside a grammar-constrained tool call).
-      const message = `The model ran out of reply tokens before answering (raise models.providers.${loop.provider?.id ?? config.models.primary}.maxTokens).`;
-      logger.warn("empty reply: stopped at the token limit", { sessionKey: session.sessionKey });
-      return {
-        ...base,
-        reply: message,
-        silent: false,
-        message: loop.final,
-        error: { code: "PROVIDER_BAD_RESPONSE", message },
-      };
-    }
-    return { ...base, reply: cleaned.text, silent: cleaned.silent, message: loop.final };
-  }
-
-  function failWithoutEngine(
-    request: ChatRequest,
-    session: SessionRow,
-    error: ClawboxError,
-  ): ChatResult {
-    logger.error("no context engine: the turn is stored with an error", { error: error.message });
-    store.transcript.append(session.sessionId, {
-      type: "message",
-      message: { role: "user", content: request.text, timestamp: Date.now() },
-    });
-    const message = {
-      role: "assistant" as const,
-      content: [],
-      provider: config.models.primary,
-      model: "none",
-      usage: emptyUsage(),
-      stopReason: "error" as const,
-      errorMessage: error.message,
-      timestamp: Date.now(),
-    };
-    store.transcript.append(session.sessionId, { type: "message", message });
-    const plain = plainFailureMessage(error);
-    return {
-      sessionId: session.sessionId,
-      sessionKey: session.sessionKey,
-      reply: plain,
-      silent: false,
-      message,
-      error: { code: error.code, message: plain },
-    };
+    return resultOfLoop(loop, session, config, logger);
   }
 
   function chat(request: ChatRequest): Promise<ChatResult> {
@@ -419,41 +348,9 @@ export function createAgent(deps: AgentDeps): Agent {
 
   return {
     chat,
-    modelState() {
-      const created = new Map(providers.created().map((provider) => [provider.id, provider]));
-      return Object.fromEntries(
-        providers
-          .chainIds()
-          .map((id) => [
-            id,
-            created.get(id)?.state?.() ?? (created.has(id) ? "ready" : "unloaded"),
-          ]),
-      );
-    },
+    ...selection,
     toolNames: () => allTools().map((tool) => tool.name),
-    primaryModel: () => config.models.primary,
-    selectModel(id) {
-      if (!Object.hasOwn(config.models.providers, id)) {
-        throw new ClawboxError("CONFIG_INVALID", `models.providers: no model named "${id}"`, {
-          hint: `choose one of: ${Object.keys(config.models.providers).join(", ")}`,
-        });
-      }
-      // The loop, its logs and /status all read models.primary: switching it here switches them all.
-      config.models.primary = id;
-    },
     activeRuns: () => controllers.size,
-    reloadModels(models) {
-      const before = config.models;
-      const ids = new Set([...Object.keys(before.providers), ...Object.keys(models.providers)]);
-      const changed = [...ids].filter(
-        (id) => JSON.stringify(before.providers[id]) !== JSON.stringify(models.providers[id]),
-      );
-      config.models = models;
-      const stale = providers.reset(changed);
-      void Promise.allSettled(stale.map((provider) => provider.dispose?.()));
-      if (changed.length > 0) logger.info("model settings reloaded", { changed });
-      return changed;
-    },
     ready: () => mcp.ready(),
     idle: () => queue.idle(),
     mcpStatus: () => mcp.status(),

@@ -37,10 +37,11 @@ import type {
   RunKind,
 } from "./context-engine.ts";
 import type { ContextReport } from "./context-report.ts";
-import { fitPending } from "./fit-pending.ts";
+import { fitPending, messageTooLongError } from "./fit-pending.ts";
 import { MessageTokenCache } from "./message-token-cache.ts";
 import { type PromptEnv, preparePrompt } from "./prepare-prompt.ts";
 import { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
+import { skillDirsFor } from "./skill-dirs.ts";
 import { templateOverhead } from "./template-overhead.ts";
 import { createTokenCounter, type TokenCounter, type TokenSource } from "./token-counter.ts";
 
@@ -76,23 +77,7 @@ export class DefaultContextEngine implements ContextEngine {
     const { config, paths } = deps;
     this.watcher = new WorkspaceWatcher(this.cache, deps.logger);
     const workspace = paths.workspace;
-    const skills = config.context.skills;
-    const skillDirs: SkillDir[] = [
-      ...skills.extraDirs.map((dir) => ({
-        source: "extra" as const,
-        dir: resolve(paths.home, dir),
-      })),
-      { source: "bundled", dir: runtimeLayout().skillsDir },
-      { source: "managed", dir: paths.skillsDir },
-      {
-        source: "personal",
-        dir: skills.personalDir
-          ? resolve(paths.home, skills.personalDir)
-          : join(homedir(), ".agents", "skills"),
-      },
-      { source: "project", dir: join(workspace, ".agents", "skills") },
-      { source: "workspace", dir: join(workspace, "skills") },
-    ];
+    const skillDirs = skillDirsFor(config.context.skills, paths);
     this.env = {
       workspace,
       cache: this.cache,
@@ -106,7 +91,7 @@ export class DefaultContextEngine implements ContextEngine {
       perFileMaxChars: config.context.bootstrapMaxChars,
       totalMaxChars: config.context.bootstrapTotalMaxChars,
       reserveTokens: config.context.reserveTokens,
-      maxSkillsListed: skills.maxListed,
+      maxSkillsListed: config.context.skills.maxListed,
     };
     if (deps.watch !== false) {
       this.watcher.watch(workspace);
@@ -255,22 +240,8 @@ export class DefaultContextEngine implements ContextEngine {
       : undefined;
     const pendingMessage = fitted?.message;
     const pendingTokens = fitted?.tokens ?? 0;
-    if (pendingTokens > room) {
-      // No compaction can help: the new message alone is bigger than the window allows.
-      throw new ClawboxError(
-        "CONTEXT_OVERFLOW",
-        `the new message is ${pendingTokens} tokens; ${model.providerId}'s ${model.contextWindow}-token window has room for ${room} beside the system prompt and reply`,
-        {
-          hint: "shorten the message or send it in parts",
-          details: {
-            messageTooLong: true,
-            messageTokens: pendingTokens,
-            limitTokens: room,
-            contextWindow: model.contextWindow,
-          },
-        },
-      );
-    }
+    // No compaction can help when the new message alone is bigger than the window allows.
+    if (pendingTokens > room) throw messageTooLongError(model, pendingTokens, room);
     const historyBudget = Math.max(0, room - pendingTokens);
     const history = await assembleHistory({
       store: this.deps.store,

@@ -5,6 +5,7 @@
  * replaced by a one-line note, when it would take more. Only the user's own message can then overflow the window — never our
  * additions to it.
  */
+import { ClawboxError } from "../errors/index.ts";
 import type { UserMessage } from "../messages/index.ts";
 import { truncateBootstrap } from "../workspace/index.ts";
 import { BOOTSTRAP_PENDING_NOTE, bootstrapUserBlock } from "./bootstrap-destination.ts";
@@ -63,4 +64,25 @@ export async function fitPending(input: PendingInput): Promise<PendingFit> {
     return { ...noted, steps: ["bootstrap pending block replaced by a note"] };
   }
   return { ...bare, steps: ["bootstrap pending block left out"] };
+}
+
+/** The user's own message does not fit beside the system prompt and the reply: say so in numbers. */
+export function messageTooLongError(
+  model: { providerId: string; contextWindow: number },
+  pendingTokens: number,
+  room: number,
+): ClawboxError {
+  return new ClawboxError(
+    "CONTEXT_OVERFLOW",
+    `the new message is ${pendingTokens} tokens; ${model.providerId}'s ${model.contextWindow}-token window has room for ${room} beside the system prompt and reply`,
+    {
+      hint: "shorten the message or send it in parts",
+      details: {
+        messageTooLong: true,
+        messageTokens: pendingTokens,
+        limitTokens: room,
+        contextWindow: model.contextWindow,
+      },
+    },
+  );
 }
