@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import JSON5 from "json5";
-import type { z } from "zod";
 import { ClawboxError } from "../errors/index.ts";
+import type { z } from "../schema/index.ts";
 import { crossCheckConfig } from "./cross-checks.ts";
 import { applyEnvOverrides, ENV_OVERRIDES } from "./env-overrides.ts";
 import { type ClawboxConfig, configSchema } from "./schema.ts";

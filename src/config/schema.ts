@@ -2,7 +2,7 @@
  * The whole configuration file. Each area owns its section in `sections/`; this file
  * only assembles them, so the schema is also the single source of the TypeScript type.
  */
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 import { agentSection } from "./sections/agent.ts";
 import { channelsSection } from "./sections/channels.ts";
 import { contextSection } from "./sections/context.ts";
@@ -16,7 +16,7 @@ import { toolsSection } from "./sections/tools.ts";
 
 export const configSchema = z.object({
   /** Workspace folder; default `<home>/workspace`. */
-  workspace: z.string().min(1).optional(),
+  workspace: z.optional(z.string().check(z.minLength(1))),
   server: serverSection,
   models: modelsSection,
   agent: agentSection,

@@ -2,14 +2,14 @@
  * Finds keys in a raw config object that the schema does not know. They are warned
  * about, not rejected, so a config written for a newer clawbox still starts.
  */
-import type { z } from "zod";
+import type { z } from "../schema/index.ts";
 
-type AnySchema = z.ZodType;
+type AnySchema = z.core.$ZodType;
 
 function unwrap(schema: AnySchema): AnySchema {
   let current: AnySchema = schema;
   for (let i = 0; i < 10; i++) {
-    const def = current.def as { type: string; innerType?: AnySchema };
+    const def = current._zod.def as { type: string; innerType?: AnySchema };
     if (
       (def.type === "optional" ||
         def.type === "default" ||
@@ -34,7 +34,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Dotted paths of keys present in `raw` but absent from `schema`. */
 export function findUnknownKeys(schema: AnySchema, raw: unknown, prefix = ""): string[] {
   const inner = unwrap(schema);
-  const def = inner.def as {
+  const def = inner._zod.def as {
     type: string;
     shape?: Record<string, AnySchema>;
     valueType?: AnySchema;
@@ -62,10 +62,10 @@ export function findUnknownKeys(schema: AnySchema, raw: unknown, prefix = ""): s
   } else if (def.type === "union" && def.options && isPlainObject(raw)) {
     const disc = def.discriminator;
     const match = def.options.find((option) => {
-      const shape = (unwrap(option).def as { shape?: Record<string, AnySchema> }).shape;
+      const shape = (unwrap(option)._zod.def as { shape?: Record<string, AnySchema> }).shape;
       if (!shape) return false;
       if (disc && disc in raw) {
-        const literal = shape[disc]?.def as { values?: unknown[] } | undefined;
+        const literal = shape[disc]?._zod.def as { values?: unknown[] } | undefined;
         return literal?.values?.includes(raw[disc]) ?? false;
       }
       return true;

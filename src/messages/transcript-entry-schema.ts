@@ -4,19 +4,20 @@
  * are kept (loose objects), so a file from a newer pi/OpenClaw still round-trips;
  * wrong types of the fields clawbox reads (e.g. `content: 42`) are refused.
  */
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 
+const nonEmpty = z.string().check(z.minLength(1));
 const text = z.looseObject({ type: z.literal("text"), text: z.string() });
 const image = z.looseObject({
   type: z.literal("image"),
   data: z.string(),
-  mimeType: z.string().min(1),
+  mimeType: nonEmpty,
 });
 const thinking = z.looseObject({ type: z.literal("thinking"), thinking: z.string() });
 const toolCall = z.looseObject({
   type: z.literal("toolCall"),
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: nonEmpty,
+  name: nonEmpty,
   arguments: z.record(z.string(), z.unknown()),
 });
 const usage = z.looseObject({
@@ -39,12 +40,12 @@ const assistantMessage = z.looseObject({
   model: z.string(),
   usage,
   stopReason: z.enum(["stop", "length", "toolUse", "error", "aborted"]),
-  errorMessage: z.string().optional(),
+  errorMessage: z.optional(z.string()),
   timestamp: z.number(),
 });
 const toolResultMessage = z.looseObject({
   role: z.literal("toolResult"),
-  toolCallId: z.string().min(1),
+  toolCallId: nonEmpty,
   toolName: z.string(),
   content: z.array(z.discriminatedUnion("type", [text, image])),
   isError: z.boolean(),
@@ -58,9 +59,9 @@ export const messageSchema = z.discriminatedUnion("role", [
 ]);
 
 const base = {
-  id: z.string().min(1),
-  parentId: z.string().min(1).nullable(),
-  timestamp: z.string().min(1),
+  id: nonEmpty,
+  parentId: z.nullable(nonEmpty),
+  timestamp: nonEmpty,
 };
 
 export const transcriptEntrySchema = z.discriminatedUnion("type", [
@@ -76,10 +77,10 @@ export const transcriptEntrySchema = z.discriminatedUnion("type", [
     type: z.literal("compaction"),
     ...base,
     summary: z.string(),
-    firstKeptEntryId: z.string().min(1),
+    firstKeptEntryId: nonEmpty,
     tokensBefore: z.number(),
   }),
-  z.looseObject({ type: z.literal("custom"), ...base, customType: z.string().min(1) }),
+  z.looseObject({ type: z.literal("custom"), ...base, customType: nonEmpty }),
   z.looseObject({
     type: z.enum(["branch_summary", "custom_message", "label", "session_info"]),
     ...base,

@@ -3,14 +3,14 @@
  * peer of the session that created it, and the sender on whose behalf it runs (owner
  * checks are made again at run time, so revoking an owner also stops their jobs' tools).
  */
-import * as z from "zod";
+import { z } from "../schema/index.ts";
 
 export const originSchema = z.object({
-  channel: z.string().min(1),
+  channel: z.string().check(z.minLength(1)),
   chatType: z.enum(["direct", "group", "system"]),
   /** User id (direct) or group id (group) on the channel; absent for CLI/HTTP. */
-  peerId: z.string().min(1).optional(),
-  senderId: z.string().min(1).optional(),
+  peerId: z.optional(z.string().check(z.minLength(1))),
+  senderId: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type Origin = z.infer<typeof originSchema>;

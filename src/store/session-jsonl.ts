@@ -3,29 +3,30 @@
  * a `session` header line, then one entry per line in insertion order. Entries are
  * written back exactly as stored, so import → export is lossless.
  */
-import * as z from "zod";
+
 import { ClawboxError } from "../errors/index.ts";
 import {
   type SessionHeader,
   type TranscriptEntry,
   transcriptEntrySchema,
 } from "../messages/index.ts";
+import { z } from "../schema/index.ts";
 import type { SessionRow } from "./session-store.ts";
 import type { Store } from "./store.ts";
 
 const headerSchema = z.looseObject({
   type: z.literal("session"),
   version: z.literal(3),
-  id: z.string().min(1),
-  timestamp: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  timestamp: z.string().check(z.minLength(1)),
   cwd: z.string(),
 });
 
 /** What clawbox adds to the v3 header on export, so an import restores the session as it was. */
 const clawboxHeaderSchema = z.looseObject({
-  sessionKey: z.string().min(1).optional(),
-  compactionCount: z.number().int().min(0).optional(),
-  chatType: z.enum(["direct", "group", "system"]).optional(),
+  sessionKey: z.optional(z.string().check(z.minLength(1))),
+  compactionCount: z.optional(z.number().check(z.int(), z.minimum(0))),
+  chatType: z.optional(z.enum(["direct", "group", "system"])),
 });
 
 export function exportSessionJsonl(store: Store, sessionId: string): string {
@@ -55,7 +56,7 @@ function fail(source: string, line: number, message: string, hint?: string): nev
   );
 }
 
-function describe(error: z.ZodError): string {
+function describe(error: z.core.$ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(line)"}: ${i.message}`).join("; ");
 }
 

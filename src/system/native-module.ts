@@ -7,19 +7,19 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import * as z from "zod";
 import { ClawboxError } from "../errors/index.ts";
+import { z } from "../schema/index.ts";
 import { runtimeLayout } from "./runtime-layout.ts";
 
 const Manifest = z.object({
-  main: z.string().optional(),
-  module: z.string().optional(),
-  exports: z
-    .union([
+  main: z.optional(z.string()),
+  module: z.optional(z.string()),
+  exports: z.optional(
+    z.union([
       z.string(),
       z.object({ ".": z.union([z.string(), z.record(z.string(), z.unknown())]) }),
-    ])
-    .optional(),
+    ]),
+  ),
 });
 
 /** The ESM entry file of a package folder (exports "." import/node/default, else main). */

@@ -1,53 +1,57 @@
 /** Context management: bootstrap limits, budget, compaction, pruning, skills, engine choice. */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 
-const compactionSection = z
-  .object({
+const compactionSection = z.prefault(
+  z.object({
     /** safeguard: only near the window; aggressive: keep history short; off: manual only. */
-    mode: z.enum(["safeguard", "aggressive", "off"]).default("safeguard"),
+    mode: z._default(z.enum(["safeguard", "aggressive", "off"]), "safeguard"),
     /** aggressive mode compacts when history exceeds this fraction of the window. */
-    aggressiveRatio: z.number().min(0.1).max(0.9).default(0.5),
+    aggressiveRatio: z._default(z.number().check(z.minimum(0.1), z.maximum(0.9)), 0.5),
     /** Recent history kept whole by a compaction (capped at 25% of small windows). */
-    keepRecentTokens: z.number().int().min(0).default(20000),
+    keepRecentTokens: z._default(z.number().check(z.int(), z.minimum(0)), 20000),
     /** Run the pre-compaction memory flush turn (once per compaction cycle). */
-    memoryFlush: z.boolean().default(true),
-  })
-  .prefault({});
+    memoryFlush: z._default(z.boolean(), true),
+  }),
+  {},
+);
 
-const pruningSection = z
-  .object({
-    enabled: z.boolean().default(true),
+const pruningSection = z.prefault(
+  z.object({
+    enabled: z._default(z.boolean(), true),
     /** Prompt-cache lifetime; old tool results are pruned only after it expired. */
-    ttlMs: z.number().int().min(0).default(300_000),
-    keepLastAssistants: z.number().int().min(0).default(3),
-    softTrimMinChars: z.number().int().min(100).default(4000),
-    softTrimHeadChars: z.number().int().min(0).default(1500),
-    softTrimTailChars: z.number().int().min(0).default(1500),
-  })
-  .prefault({});
+    ttlMs: z._default(z.number().check(z.int(), z.minimum(0)), 300_000),
+    keepLastAssistants: z._default(z.number().check(z.int(), z.minimum(0)), 3),
+    softTrimMinChars: z._default(z.number().check(z.int(), z.minimum(100)), 4000),
+    softTrimHeadChars: z._default(z.number().check(z.int(), z.minimum(0)), 1500),
+    softTrimTailChars: z._default(z.number().check(z.int(), z.minimum(0)), 1500),
+  }),
+  {},
+);
 
-const skillsSection = z
-  .object({
+const skillsSection = z.prefault(
+  z.object({
     /** Extra skill folders (lowest precedence). */
-    extraDirs: z.array(z.string().min(1)).default([]),
+    extraDirs: z._default(z.array(z.string().check(z.minLength(1))), []),
     /** Personal agent skills; default ~/.agents/skills. */
-    personalDir: z.string().min(1).optional(),
+    personalDir: z.optional(z.string().check(z.minLength(1))),
     /** Longest skills list (entries) offered to the model. */
-    maxListed: z.number().int().min(0).default(50),
-  })
-  .prefault({});
+    maxListed: z._default(z.number().check(z.int(), z.minimum(0)), 50),
+  }),
+  {},
+);
 
-export const contextSection = z
-  .object({
-    engine: z.string().min(1).default("default"),
-    bootstrapMaxChars: z.number().int().min(100).default(20000),
-    bootstrapTotalMaxChars: z.number().int().min(100).default(60000),
+export const contextSection = z.prefault(
+  z.object({
+    engine: z._default(z.string().check(z.minLength(1)), "default"),
+    bootstrapMaxChars: z._default(z.number().check(z.int(), z.minimum(100)), 20000),
+    bootstrapTotalMaxChars: z._default(z.number().check(z.int(), z.minimum(100)), 60000),
     /** Tokens kept free for the reply (capped at 25% of small windows). */
-    reserveTokens: z.number().int().min(256).default(16384),
+    reserveTokens: z._default(z.number().check(z.int(), z.minimum(256)), 16384),
     compaction: compactionSection,
     pruning: pruningSection,
     skills: skillsSection,
-  })
-  .prefault({});
+  }),
+  {},
+);
 
 export type ContextConfig = z.infer<typeof contextSection>;

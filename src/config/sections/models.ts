@@ -3,7 +3,7 @@
  * `fallbacks` are tried in order when it fails with a fallback-worthy error.
  */
 import { availableParallelism } from "node:os";
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 
 /**
  * llama.cpp threads when not configured: one core left for the event loop and the OS,
@@ -14,65 +14,65 @@ export function defaultLlamaThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
-const costPerMillion = z
-  .object({
-    input: z.number().min(0).default(0),
-    output: z.number().min(0).default(0),
-    cacheRead: z.number().min(0).default(0),
-    cacheWrite: z.number().min(0).default(0),
-  })
-  .default({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+const price = z._default(z.number().check(z.minimum(0)), 0);
+const costPerMillion = z._default(
+  z.object({ input: price, output: price, cacheRead: price, cacheWrite: price }),
+  { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+);
+
+const nonEmpty = z.string().check(z.minLength(1));
+const temperature = z.number().check(z.minimum(0), z.maximum(2));
 
 export const localProvider = z.object({
   kind: z.literal("local"),
   /** Path of a GGUF file. */
-  path: z.string().min(1).optional(),
+  path: z.optional(nonEmpty),
   /** Context window to allocate; defaults to the model's trained context capped at 8192. */
-  contextSize: z.number().int().min(256).max(262144).optional(),
+  contextSize: z.optional(z.number().check(z.int(), z.minimum(256), z.maximum(262144))),
   /** CPU threads for llama.cpp. Always explicit: the default oversubscribes small boards. */
-  threads: z.number().int().min(1).max(64).default(defaultLlamaThreads),
-  temperature: z.number().min(0).max(2).default(0.7),
-  maxTokens: z.number().int().min(1).default(512),
-  seed: z.number().int().optional(),
+  threads: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(64)), defaultLlamaThreads),
+  temperature: z._default(temperature, 0.7),
+  maxTokens: z._default(z.number().check(z.int(), z.minimum(1)), 512),
+  seed: z.optional(z.number().check(z.int())),
   /** Sessions that keep their own KV-cache sequence, LRU-evicted (default 2). */
-  sessions: z.number().int().min(1).max(8).optional(),
+  sessions: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(8))),
   /** Reuse the KV cache across turns (default true; false re-evaluates every prompt). */
-  kvReuse: z.boolean().optional(),
+  kvReuse: z.optional(z.boolean()),
   /** "grammar" (default): tool calls via grammar-constrained JSON; "off": text only. */
-  toolCalling: z.enum(["grammar", "off"]).optional(),
+  toolCalling: z.optional(z.enum(["grammar", "off"])),
   /** Longest string in grammar-constrained tool arguments, in characters (default 256). */
-  maxArgChars: z.number().int().min(8).max(1024).optional(),
+  maxArgChars: z.optional(z.number().check(z.int(), z.minimum(8), z.maximum(1024))),
   /**
    * llama.cpp flash attention (default false: on CPU it made stories260K 2-4x slower;
    * measure your model with `npm run bench -- local-speed` before turning it on).
    */
-  flashAttention: z.boolean().optional(),
+  flashAttention: z.optional(z.boolean()),
 });
 
 const authProfile = z.object({
-  id: z.string().min(1),
-  apiKey: z.string().min(1),
+  id: nonEmpty,
+  apiKey: nonEmpty,
 });
 
 const remoteBase = {
-  baseUrl: z.string().url(),
-  model: z.string().min(1),
+  baseUrl: z.url(),
+  model: nonEmpty,
   /** Keys tried in order; a 401/403/429 puts one on cooldown and rotates to the next. */
-  authProfiles: z.array(authProfile).default([]),
-  contextWindow: z.number().int().min(1024).default(128000),
-  maxTokens: z.number().int().min(1).default(4096),
+  authProfiles: z._default(z.array(authProfile), []),
+  contextWindow: z._default(z.number().check(z.int(), z.minimum(1024)), 128000),
+  maxTokens: z._default(z.number().check(z.int(), z.minimum(1)), 4096),
   /** A request with no bytes received for this long fails with PROVIDER_TIMEOUT. */
-  timeoutMs: z.number().int().min(100).default(120000),
+  timeoutMs: z._default(z.number().check(z.int(), z.minimum(100)), 120000),
   cost: costPerMillion,
-  temperature: z.number().min(0).max(2).optional(),
+  temperature: z.optional(temperature),
   /** Extra HTTP headers (e.g. organization ids); not for keys. */
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: z.optional(z.record(z.string(), z.string())),
   /**
    * Retries of the same request after an "overloaded" answer (Anthropic 529, OpenAI
    * 503), with a growing pause; the service is busy for every key, so keys are not rotated.
    * Default 2.
    */
-  overloadRetries: z.number().int().min(0).max(5).optional(),
+  overloadRetries: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(5))),
 };
 
 export const openaiProvider = z.object({
@@ -82,14 +82,14 @@ export const openaiProvider = z.object({
    * Server flavor: tool-schema dialect, thinking parameters, reasoning replay; "auto"
    * guesses from baseUrl (DashScope, DeepSeek, MiniMax, Ollama, llama-server).
    */
-  flavor: z
-    .enum(["auto", "openai", "qwen", "deepseek", "minimax", "ollama", "llama-server"])
-    .optional(),
+  flavor: z.optional(
+    z.enum(["auto", "openai", "qwen", "deepseek", "minimax", "ollama", "llama-server"]),
+  ),
   /**
    * Name of the output-token limit: OpenAI's o-series and gpt-5 reject `max_tokens`.
    * Default: `max_completion_tokens` for api.openai.com and those models, else `max_tokens`.
    */
-  maxTokensField: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
+  maxTokensField: z.optional(z.enum(["max_tokens", "max_completion_tokens"])),
 });
 export const anthropicProvider = z.object({ kind: z.literal("anthropic"), ...remoteBase });
 
@@ -99,27 +99,28 @@ export const providerConfig = z.discriminatedUnion("kind", [
   anthropicProvider,
 ]);
 
-export const modelsSection = z
-  .object({
-    primary: z.string().min(1).default("local"),
-    fallbacks: z.array(z.string().min(1)).default([]),
+export const modelsSection = z._default(
+  z.object({
+    primary: z._default(nonEmpty, "local"),
+    fallbacks: z._default(z.array(nonEmpty), []),
     /**
      * Keep a local box local: cloud providers are never called, not even as a fallback,
      * so the private context never leaves the board.
      */
-    localOnly: z.boolean().default(false),
-    providers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/), providerConfig).default({
+    localOnly: z._default(z.boolean(), false),
+    providers: z._default(z.record(z.string().check(z.regex(/^[a-zA-Z0-9_-]+$/)), providerConfig), {
       local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 },
     }),
-  })
-  .default({
+  }),
+  {
     primary: "local",
     fallbacks: [],
     localOnly: false,
     providers: {
       local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 },
     },
-  });
+  },
+);
 
 export type ModelsConfig = z.infer<typeof modelsSection>;
 export type ProviderConfig = z.infer<typeof providerConfig>;

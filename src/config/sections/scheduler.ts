@@ -3,59 +3,66 @@
  * context), `cron` (reminders stored in SQLite) and `followups` (opt-in promises the
  * assistant made, delivered at the next heartbeat after they are due).
  */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 import { toolFilter } from "./tools.ts";
 
 const duration = z
   .string()
-  .regex(
-    /^\s*\d+(\.\d+)?\s*(ms|s|sec|m|min|h|hr|d)?\s*$/i,
-    'a duration like "30m", "1h", "90s" or "2d"',
+  .check(
+    z.regex(
+      /^\s*\d+(\.\d+)?\s*(ms|s|sec|m|min|h|hr|d)?\s*$/i,
+      'a duration like "30m", "1h", "90s" or "2d"',
+    ),
   );
 
-const clock = z.string().regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'a time of day like "08:00"');
+const clock = z.string().check(z.regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'a time of day like "08:00"'));
 
 /** `channel:direct|group:PEER`, e.g. "qq:direct:OPENID". */
 export const deliveryTarget = z
   .string()
-  .regex(/^[a-z0-9_-]+:(direct|group):\S+$/, 'a target like "qq:direct:OPENID"');
+  .check(z.regex(/^[a-z0-9_-]+:(direct|group):\S+$/, 'a target like "qq:direct:OPENID"'));
 
-export const heartbeatSection = z
-  .object({
-    enabled: z.boolean().default(true),
-    every: duration.default("30m"),
+const enabledByDefault = z._default(z.boolean(), true);
+
+export const heartbeatSection = z.prefault(
+  z.object({
+    enabled: enabledByDefault,
+    every: z._default(duration, "30m"),
     /** Only within this window, in the agent time zone (`agent.timezone`); end may wrap past midnight. */
-    activeHours: z.object({ start: clock, end: clock }).optional(),
-    target: deliveryTarget.optional(),
+    activeHours: z.optional(z.object({ start: clock, end: clock })),
+    target: z.optional(deliveryTarget),
     /**
      * The heartbeat run kind's stage of the tool policy. Default: look, don't touch —
      * no shell, SSH, new jobs, file writes or other sessions (also keeps the prompt light);
      * reading, memory search, cameras and MCP (Home Assistant) tools stay.
      */
-    tools: toolFilter.default({
+    tools: z._default(toolFilter, {
       deny: ["exec", "ssh_exec", "cron", "write", "edit", "apply_patch", "sessions_*"],
     }),
-  })
-  .prefault({});
+  }),
+  {},
+);
 
-export const cronSection = z
-  .object({
-    enabled: z.boolean().default(true),
+export const cronSection = z.prefault(
+  z.object({
+    enabled: enabledByDefault,
     /** A job missed while the box was down runs once at start when younger than this. */
-    catchUp: duration.default("1h"),
-    maxJobsPerSession: z.number().int().min(1).max(1000).default(20),
+    catchUp: z._default(duration, "1h"),
+    maxJobsPerSession: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(1000)), 20),
     /** The cron run kind's stage of the tool policy. */
-    tools: toolFilter.default({}),
-  })
-  .prefault({});
+    tools: z._default(toolFilter, {}),
+  }),
+  {},
+);
 
-export const followupsSection = z
-  .object({
-    enabled: z.boolean().default(false),
+export const followupsSection = z.prefault(
+  z.object({
+    enabled: z._default(z.boolean(), false),
     /** Follow-ups open at once; the oldest beyond it are dropped. */
-    maxOpen: z.number().int().min(1).max(500).default(50),
-  })
-  .prefault({});
+    maxOpen: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(500)), 50),
+  }),
+  {},
+);
 
 export type HeartbeatConfig = z.infer<typeof heartbeatSection>;
 export type CronConfig = z.infer<typeof cronSection>;

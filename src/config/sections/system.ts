@@ -1,10 +1,11 @@
 /** Process-level settings: logging and systemd integration. */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 
-export const logSection = z
-  .object({
-    level: z.enum(["debug", "info", "warn", "error"]).default("info"),
-  })
-  .default({ level: "info" });
+export const logSection = z._default(
+  z.object({
+    level: z._default(z.enum(["debug", "info", "warn", "error"]), "info"),
+  }),
+  { level: "info" },
+);
 
 export type LogConfig = z.infer<typeof logSection>;

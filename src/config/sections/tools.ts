@@ -3,15 +3,15 @@
  * stage by stage (profile → provider → allow/deny → agent → channel/group → sender);
  * a deny at any stage wins over every allow.
  */
-import * as z from "zod";
+import { z } from "../../schema/index.ts";
 import { camerasConfig, devicesDefaults, sshHostsConfig } from "./devices.ts";
 
-const toolPattern = z.string().min(1);
+const toolPattern = z.string().check(z.minLength(1));
 
 /** One stage of the policy pipeline: `allow` narrows (when given), `deny` removes. */
 export const toolFilter = z.object({
-  allow: z.array(toolPattern).optional(),
-  deny: z.array(toolPattern).optional(),
+  allow: z.optional(z.array(toolPattern)),
+  deny: z.optional(z.array(toolPattern)),
 });
 
 export const toolProfile = z.enum(["minimal", "coding", "messaging", "full"]);
@@ -33,71 +33,79 @@ export const DEFAULT_STRANGER_DENY = [
  * A channel, group or sender stage. `strangers`, when given, replaces the default
  * non-owner filter (`tools.strangers`) for the non-owners this stage applies to.
  */
-const scopedToolFilter = toolFilter.extend({ strangers: toolFilter.optional() });
+const scopedToolFilter = z.extend(toolFilter, { strangers: z.optional(toolFilter) });
 
-const providerToolPolicy = toolFilter.extend({ profile: toolProfile.optional() });
+const providerToolPolicy = z.extend(toolFilter, { profile: z.optional(toolProfile) });
+
+const enabledByDefault = z._default(z.boolean(), true);
+const stringMap = z.record(z.string(), z.string());
 
 const mcpStdioServer = z.object({
   transport: z.literal("stdio"),
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  env: z.record(z.string(), z.string()).optional(),
-  cwd: z.string().optional(),
-  enabled: z.boolean().default(true),
+  command: z.string().check(z.minLength(1)),
+  args: z._default(z.array(z.string()), []),
+  env: z.optional(stringMap),
+  cwd: z.optional(z.string()),
+  enabled: enabledByDefault,
 });
 
 const mcpHttpServer = z.object({
   transport: z.literal("http"),
-  url: z.string().url(),
-  headers: z.record(z.string(), z.string()).optional(),
-  enabled: z.boolean().default(true),
+  url: z.url(),
+  headers: z.optional(stringMap),
+  enabled: enabledByDefault,
 });
 
 export const mcpServerConfig = z.discriminatedUnion("transport", [mcpStdioServer, mcpHttpServer]);
 
-export const mcpSection = z
-  .object({
-    servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/), mcpServerConfig).default({}),
+export const mcpSection = z._default(
+  z.object({
+    servers: z._default(
+      z.record(z.string().check(z.regex(/^[a-zA-Z0-9_-]+$/)), mcpServerConfig),
+      {},
+    ),
     /** Connecting and listing tools; startup never waits longer than this per server. */
-    connectTimeoutMs: z.number().int().min(100).default(10000),
+    connectTimeoutMs: z._default(z.number().check(z.int(), z.minimum(100)), 10000),
     /** One tool call; a hanging server returns an error result after this. */
-    callTimeoutMs: z.number().int().min(100).default(30000),
+    callTimeoutMs: z._default(z.number().check(z.int(), z.minimum(100)), 30000),
     /** Wait before reconnecting a failed server. */
-    reconnectDelayMs: z.number().int().min(0).default(5000),
-  })
-  .default({ servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 });
+    reconnectDelayMs: z._default(z.number().check(z.int(), z.minimum(0)), 5000),
+  }),
+  { servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 },
+);
 
-export const toolsSection = z
-  .object({
-    profile: toolProfile.default("full"),
-    allow: z.array(toolPattern).optional(),
-    deny: z.array(toolPattern).optional(),
+export const toolsSection = z._default(
+  z.object({
+    profile: z._default(toolProfile, "full"),
+    allow: z.optional(z.array(toolPattern)),
+    deny: z.optional(z.array(toolPattern)),
     /** Per provider id (key of `models.providers`). */
-    byProvider: z.record(z.string(), providerToolPolicy).default({}),
+    byProvider: z._default(z.record(z.string(), providerToolPolicy), {}),
     /** Per channel ("qq") or channel group ("qq:group:GROUPID"). */
-    byChannel: z.record(z.string(), scopedToolFilter).default({}),
+    byChannel: z._default(z.record(z.string(), scopedToolFilter), {}),
     /** Per sender id ("qq:OPENID"). */
-    bySender: z.record(z.string(), scopedToolFilter).default({}),
+    bySender: z._default(z.record(z.string(), scopedToolFilter), {}),
     /** The non-owner stage: applies to every sender not in `agent.owners`. */
-    strangers: toolFilter.default({ deny: DEFAULT_STRANGER_DENY }),
+    strangers: z._default(toolFilter, { deny: DEFAULT_STRANGER_DENY }),
     /** Run a turn's tool calls in parallel or one after another. */
-    execution: z.enum(["parallel", "sequential"]).default("parallel"),
-    exec: z
-      .object({
-        timeoutMs: z.number().int().min(100).default(30000),
-        maxOutputChars: z.number().int().min(100).default(20000),
+    execution: z._default(z.enum(["parallel", "sequential"]), "parallel"),
+    exec: z._default(
+      z.object({
+        timeoutMs: z._default(z.number().check(z.int(), z.minimum(100)), 30000),
+        maxOutputChars: z._default(z.number().check(z.int(), z.minimum(100)), 20000),
         /** Environment variables passed to commands besides PATH, HOME, LANG… (never all). */
-        passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
-      })
-      .default({ timeoutMs: 30000, maxOutputChars: 20000, passEnv: [] }),
+        passEnv: z._default(z.array(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/))), []),
+      }),
+      { timeoutMs: 30000, maxOutputChars: 20000, passEnv: [] },
+    ),
     mcp: mcpSection,
     /** camera_snapshot sources beyond or over TOOLS.md (docs/TOOLS.md). */
-    cameras: camerasConfig.default({}),
+    cameras: z._default(camerasConfig, {}),
     /** ssh_exec hosts beyond or over TOOLS.md (docs/TOOLS.md). */
-    ssh: sshHostsConfig.default({}),
+    ssh: z._default(sshHostsConfig, {}),
     devices: devicesDefaults,
-  })
-  .default({
+  }),
+  {
     profile: "full",
     byProvider: {},
     byChannel: {},
@@ -109,7 +117,8 @@ export const toolsSection = z
     cameras: {},
     ssh: {},
     devices: { timeoutMs: 15_000, maxOutputChars: 20_000, maxImageBytes: 15 * 1024 * 1024 },
-  });
+  },
+);
 
 export type ToolsConfig = z.infer<typeof toolsSection>;
 export type ToolFilter = z.infer<typeof toolFilter>;
