@@ -5,7 +5,7 @@
  * (docs/BENCHMARKS.md, "zod/mini"). Mini builds the same validators from the same core,
  * so parsing, issues and messages are unchanged; only the spelling differs
  * (`z.optional(z.string())` rather than `z.string().optional()`).
- * Import `z` from here, never from "zod": this module installs the English messages
+ * Import `z` from here, never from the zod package: this module installs the English messages
  * (mini ships without a locale and would say only "Invalid input").
  */
 import * as z from "zod/mini";

@@ -119,4 +119,16 @@ describe("source tree boundaries", () => {
     );
     expect(staticImports).toEqual([]);
   });
+
+  it("src/ builds schemas with zod/mini through src/schema only (classic zod never loads)", () => {
+    const zodImports = sourceFiles.filter(
+      (file) =>
+        !isTest(file) &&
+        file !== "src/schema/index.ts" &&
+        /(?:from\s+|import\(\s*)"zod(?:\/[^"]*)?"/.test(text.get(file) ?? ""),
+    );
+    expect(zodImports).toEqual([]);
+    expect(text.get("src/schema/index.ts")).toMatch(/from "zod\/mini"/);
+    expect(text.get("src/schema/index.ts")).not.toMatch(/from "zod"/);
+  });
 });
