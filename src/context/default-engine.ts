@@ -6,10 +6,8 @@
  * fields (skills snapshot, compaction count, memory flush state).
  */
 import { createHash } from "node:crypto";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
-import { ClawboxError } from "../errors/index.ts";
 import type { ToolCall, TranscriptEntry, UserMessage } from "../messages/index.ts";
 import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
@@ -18,7 +16,6 @@ import {
   FileCache,
   processSkillEnvironment,
   readWorkspaceState,
-  type SkillDir,
   WorkspaceWatcher,
   writeWorkspaceState,
 } from "../workspace/index.ts";
