@@ -4,7 +4,7 @@
  * stored by other areas (cron, heartbeat) or due for a retry go out without a signal.
  * A throwing adapter counts as a retryable failure; the loop itself never throws.
  */
-import type { Logger } from "../system/index.ts";
+import { clockHint, type Logger } from "../system/index.ts";
 import type { ChannelAdapter } from "./channel.ts";
 import type { Outbox } from "./outbox.ts";
 
@@ -46,12 +46,13 @@ export function startOutboxWorker(
         outcome = { kind: "retry", reason: error instanceof Error ? error.message : String(error) };
       }
       const state = outbox.settle(attempt, outcome);
+      const reason = "reason" in outcome ? outcome.reason : undefined;
       if (state !== "sent")
-        logger.warn("reply not sent", {
+        logger.warn(clockHint(reason) ?? "reply not sent", {
           channel: item.channel,
           id: item.id,
           state,
-          reason: "reason" in outcome ? outcome.reason : undefined,
+          reason,
         });
     }
   };

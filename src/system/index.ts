@@ -4,6 +4,7 @@ export {
   type BoundedProcessResult,
   runBoundedProcess,
 } from "./bounded-process.ts";
+export { CLOCK_HINT, clockHint } from "./clock-hint.ts";
 export {
   createLogger,
   type Logger,

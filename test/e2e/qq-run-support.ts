@@ -23,8 +23,11 @@ export interface QqRun {
   close(): Promise<void>;
 }
 
-export async function prepareQqRun(qq: Record<string, unknown> = {}): Promise<QqRun> {
-  const platform = new FakeQqPlatform().start();
+export async function prepareQqRun(
+  qq: Record<string, unknown> = {},
+  options: { platform?: FakeQqPlatform; env?: Record<string, string> } = {},
+): Promise<QqRun> {
+  const platform = options.platform ?? new FakeQqPlatform().start();
   const model = await startFakeOpenAI();
   const home = mkdtempSync(join(tmpdir(), "clawbox-qq-run-"));
   writeFileSync(
@@ -74,7 +77,7 @@ export async function prepareQqRun(qq: Record<string, unknown> = {}): Promise<Qq
     start() {
       return new Promise((resolve, reject) => {
         const child = spawn(CLAWBOX_BIN, ["run", "--port", "0"], {
-          env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" },
+          env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_CONFIG: "", ...options.env },
           stdio: ["ignore", "pipe", "pipe"],
         });
         children.push(child);

@@ -50,6 +50,8 @@ export class FakeQqPlatform {
   /** Message POSTs that reached the platform (counted on arrival). */
   arrivals = 0;
   ackHeartbeats = true;
+  /** What GET /gateway answers; by default this server's own ws:// URL (a TLS front sets wss://). */
+  gatewayUrl: string | undefined;
   private server: Server<{ index: number }> | undefined;
   private socket: ServerWebSocket<{ index: number }> | undefined;
   private tokens = new Set<string>();
@@ -73,7 +75,11 @@ export class FakeQqPlatform {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.server?.port}`;
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get port(): number {
+    return this.server?.port ?? 0;
   }
 
   get tokenUrl(): string {
@@ -244,7 +250,7 @@ export class FakeQqPlatform {
     if (!this.authorized(request))
       return Response.json({ code: 11244, message: "token not exist or expire" }, { status: 401 });
     if (request.method === "GET" && url.pathname === "/gateway")
-      return Response.json({ url: `ws://127.0.0.1:${server.port}/websocket` });
+      return Response.json({ url: this.gatewayUrl ?? `ws://127.0.0.1:${server.port}/websocket` });
     const files = /^\/v2\/(users|groups)\/([^/]+)\/files$/.exec(url.pathname);
     if (request.method === "POST" && files) {
       const body = (await request.json()) as Record<string, unknown>;

@@ -3,8 +3,7 @@
  * certificate is signed by a throwaway CA (made here with the openssl CLI), and refuses
  * the same broker when it is not told the CA.
  */
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,71 +11,10 @@ import { createMqttBridge, type MqttBridge } from "../../src/mqtt/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness } from "../agent/agent-harness.ts";
 import { MOSQUITTO, type Mosquitto, startMosquitto } from "../support/mosquitto.ts";
+import { FUTURE_NOT_BEFORE, HAVE_OPENSSL, makeCertificates } from "../support/test-certificates.ts";
 
-const OPENSSL = "/usr/bin/openssl";
-const missing = !MOSQUITTO ? "mosquitto" : !existsSync(OPENSSL) ? "openssl" : undefined;
+const missing = !MOSQUITTO ? "mosquitto" : !HAVE_OPENSSL ? "openssl" : undefined;
 if (missing) console.warn(`skipping the mqtts test: ${missing} is not installed`);
-
-function openssl(args: string[]): void {
-  const run = spawnSync(OPENSSL, args, { encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${run.stderr}`);
-}
-
-/**
- * A server certificate for 127.0.0.1 signed by the CA in `dir` (made on first use).
- * `notBefore` (YYYYMMDDHHMMSSZ) dates it in the future, as a box whose clock is behind
- * sees it. Files are named after `name`, so one CA can sign several.
- */
-function makeCertificates(dir: string, name = "server", notBefore?: string) {
-  const f = (file: string) => join(dir, file);
-  if (!existsSync(f("ca.pem"))) {
-    writeFileSync(f("san.ext"), "subjectAltName=IP:127.0.0.1\n");
-    writeFileSync(f("index.txt"), "");
-    writeFileSync(f("serial"), "01\n");
-    writeFileSync(
-      f("ca.cnf"),
-      `[ca]\ndefault_ca=d\n[d]\ndatabase=${f("index.txt")}\nnew_certs_dir=${dir}\nserial=${f("serial")}\ndefault_md=sha256\nunique_subject=no\npolicy=p\n[p]\ncommonName=supplied\n`,
-    );
-    openssl([
-      "req",
-      "-x509",
-      ...subject("test-ca"),
-      "-days",
-      "2",
-      "-keyout",
-      f("ca.key"),
-      "-out",
-      f("ca.pem"),
-    ]);
-  }
-  openssl(["req", ...subject("127.0.0.1"), "-keyout", f(`${name}.key`), "-out", f(`${name}.csr`)]);
-  const validity = notBefore
-    ? ["-startdate", notBefore, "-enddate", "21000101000000Z"]
-    : ["-days", "2"];
-  openssl([
-    "ca",
-    "-batch",
-    "-config",
-    f("ca.cnf"),
-    "-cert",
-    f("ca.pem"),
-    "-keyfile",
-    f("ca.key"),
-    "-in",
-    f(`${name}.csr`),
-    "-out",
-    f(`${name}.pem`),
-    "-extfile",
-    f("san.ext"),
-    ...validity,
-  ]);
-  // mosquitto started as root reads its files as the user "mosquitto".
-  chmodSync(dir, 0o755);
-  for (const file of ["ca.pem", `${name}.pem`, `${name}.key`]) chmodSync(f(file), 0o644);
-  return { cafile: f("ca.pem"), certfile: f(`${name}.pem`), keyfile: f(`${name}.key`) };
-}
-
-const subject = (cn: string) => ["-nodes", "-subj", `/CN=${cn}`, "-newkey", "rsa:2048"];
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -129,7 +67,7 @@ describe.skipIf(missing !== undefined)("mqtts:// with a CA file", () => {
   it("keeps retrying while the broker's certificate is not yet valid, and connects once it is (no RTC, clock behind)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "clawbox-tls-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const future = makeCertificates(dir, "future", "20991231000000Z");
+    const future = makeCertificates(dir, "future", FUTURE_NOT_BEFORE);
     let broker = await startMosquitto(future);
     const port = broker.port;
     const bridge = await bridgeFor(broker, future.cafile);

@@ -7,6 +7,7 @@
  * stored, so a resume replays anything not yet stored. Reconnects back off with jitter.
  * A malformed frame is logged and skipped.
  */
+import { clockHint } from "../../system/index.ts";
 import type { ChannelHost, InboundMessage } from "../channel.ts";
 import type { AccessTokenSource } from "./qq-access-token.ts";
 import type { QqApi } from "./qq-api.ts";
@@ -38,6 +39,8 @@ export class QqGateway {
   private stopped = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** The socket's last error (e.g. a refused TLS certificate), for the close reason. */
+  private socketError = "";
 
   constructor(private readonly deps: QqGatewayDeps) {}
 
@@ -71,6 +74,7 @@ export class QqGateway {
     if (this.stopped) return;
     const socket = new WebSocket(url);
     this.socket = socket;
+    this.socketError = "";
     socket.addEventListener("message", (event) => {
       if (this.socket !== socket) return;
       this.onFrame(typeof event.data === "string" ? event.data : String(event.data));
@@ -81,10 +85,12 @@ export class QqGateway {
       this.stopHeartbeat();
       if (SESSION_GONE.has(event.code)) this.forgetSession();
       if (event.code === 4004) this.deps.tokens.invalidate();
-      this.fail(`gateway closed (code ${event.code}${event.reason ? `: ${event.reason}` : ""})`);
+      const why = event.reason || this.socketError;
+      this.fail(`gateway closed (code ${event.code}${why ? `: ${why}` : ""})`);
     });
-    socket.addEventListener("error", () => {
-      this.log.debug("gateway socket error");
+    socket.addEventListener("error", (event) => {
+      this.socketError = "message" in event ? String(event.message) : "";
+      this.log.debug("gateway socket error", { error: this.socketError });
     });
   }
 
@@ -96,11 +102,12 @@ export class QqGateway {
       (this.deps.baseBackoffMs ?? 1000) * 2 ** Math.min(this.failures - 1, 10),
     );
     const jittered = Math.round(delay * (0.5 + Math.random() / 2));
+    const clock = clockHint(reason);
     this.deps.host.setState(
       this.sessionId ? "resuming" : "error",
-      `${reason}; reconnecting in ${jittered} ms`,
+      `${reason}${clock ? ` (${clock})` : ""}; reconnecting in ${jittered} ms`,
     );
-    this.log.warn("gateway disconnected", { reason, retryInMs: jittered });
+    this.log.warn(clock ?? "gateway disconnected", { reason, retryInMs: jittered });
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => void this.connect(), jittered);
   }
