@@ -38,9 +38,12 @@ describe.skipIf(!HAVE_OPENSSL)("QQ channel while the clock is behind (no RTC)", 
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const future = makeCertificates(dir, "future", FUTURE_NOT_BEFORE);
     const platform = new FakeQqPlatform().start();
+    // The OpenAPI (token, messages) and the gateway are separate hosts on the real platform.
     const front: TlsFront = await startTlsFront(platform.port, future);
     cleanups.push(() => front.close());
-    platform.gatewayUrl = `wss://127.0.0.1:${front.port}/websocket`;
+    const gatewayFront: TlsFront = await startTlsFront(platform.port, future);
+    cleanups.push(() => gatewayFront.close());
+    platform.gatewayUrl = `wss://127.0.0.1:${gatewayFront.port}/websocket`;
     const run: QqRun = await prepareQqRun(
       { apiBase: front.url, tokenUrl: `${front.url}/app/getAppAccessToken` },
       { platform, env: { NODE_EXTRA_CA_CERTS: future.cafile } },
@@ -55,8 +58,20 @@ describe.skipIf(!HAVE_OPENSSL)("QQ channel while the clock is behind (no RTC)", 
     expect(child.exitCode).toBeNull();
     expect(run.stderr()).toMatch(/certificate is not yet valid/);
 
-    // NTP synced: the same server's certificate is now inside its validity.
-    front.useCertificate(makeCertificates(dir, "current"));
+    // NTP synced: the same servers' certificates are now inside their validity. The
+    // OpenAPI host first: the token is fetched, but the wss gateway is still refused.
+    const current = makeCertificates(dir, "current");
+    front.useCertificate(current);
+    await waitUntil(() => platform.tokenRequests > 0, 30_000, "the token over HTTPS");
+    const warned = count(run.stderr(), CLOCK_HINT);
+    await waitUntil(
+      () => count(run.stderr(), CLOCK_HINT) > warned,
+      30_000,
+      "a clock warning for the wss gateway",
+    );
+    expect(gatewayFront.refusedHandshakes()).toBeGreaterThanOrEqual(1);
+    expect(platform.connections).toHaveLength(0);
+    gatewayFront.useCertificate(current);
     await waitUntil(
       () => platform.connections.some((c) => c.some((f) => f.op === 2)),
       30_000,
