@@ -29,35 +29,15 @@ export async function prepareQqRun(
 ): Promise<QqRun> {
   const platform = options.platform ?? new FakeQqPlatform().start();
   const model = await startFakeOpenAI();
-  const home = mkdtempSync(join(tmpdir(), "clawbox-qq-run-"));
-  writeFileSync(
-    join(home, "clawbox.json"),
-    JSON.stringify({
-      models: {
-        primary: "cloud",
-        fallbacks: [],
-        providers: {
-          cloud: {
-            kind: "openai",
-            baseUrl: `${model.url}/v1`,
-            model: "fake",
-            authProfiles: [{ id: "k", apiKey: "sk-test-key-000000" }],
-            timeoutMs: 60_000,
-          },
-        },
-      },
-      memory: { enabled: false },
-      channels: {
-        qq: {
-          appId: platform.appId,
-          clientSecret: platform.clientSecret,
-          apiBase: platform.url,
-          tokenUrl: platform.tokenUrl,
-          ...qq,
-        },
-      },
-    }),
-  );
+  const home = writeRunHome(model, {
+    qq: {
+      appId: platform.appId,
+      clientSecret: platform.clientSecret,
+      apiBase: platform.url,
+      tokenUrl: platform.tokenUrl,
+      ...qq,
+    },
+  });
   const children: ChildProcess[] = [];
   let stderr = "";
   let url = "";
@@ -104,6 +84,35 @@ export async function prepareQqRun(
     },
   };
   return run;
+}
+
+/**
+ * A fresh CLAWBOX_HOME whose clawbox.json answers with the fake OpenAI `model` and
+ * enables `channels` (memory off, so a start is quick).
+ */
+export function writeRunHome(model: ScriptedServer, channels: Record<string, unknown>): string {
+  const home = mkdtempSync(join(tmpdir(), "clawbox-channel-run-"));
+  writeFileSync(
+    join(home, "clawbox.json"),
+    JSON.stringify({
+      models: {
+        primary: "cloud",
+        fallbacks: [],
+        providers: {
+          cloud: {
+            kind: "openai",
+            baseUrl: `${model.url}/v1`,
+            model: "fake",
+            authProfiles: [{ id: "k", apiKey: "sk-test-key-000000" }],
+            timeoutMs: 60_000,
+          },
+        },
+      },
+      memory: { enabled: false },
+      channels,
+    }),
+  );
+  return home;
 }
 
 /** SIGKILLs the process and waits until it is gone. */

@@ -7,6 +7,7 @@
 
 import { ClawboxError } from "../../errors/index.ts";
 import { z } from "../../schema/index.ts";
+import { clockHint } from "../../system/index.ts";
 import { type AccessTokenCache, createAccessTokenCache } from "./access-token.ts";
 
 export interface WeComAppApiOptions {
@@ -121,7 +122,8 @@ async function request(
   try {
     response = await doFetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   } catch (error) {
-    throw new ClawboxError("CHANNEL_NETWORK", `WeCom ${what}: cannot reach the API`, {
+    const clock = clockHint(error);
+    throw new ClawboxError("CHANNEL_NETWORK", `WeCom ${what}: cannot reach the API${clock ? ` (${clock})` : ""}`, {
       hint: "check the network and channels.wecom.app.apiBase",
       details: { reason: error instanceof Error ? error.name : "unknown" },
     });

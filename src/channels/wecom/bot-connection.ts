@@ -14,7 +14,7 @@
  * The secret is never logged or put in an error.
  */
 import { ClawboxError } from "../../errors/index.ts";
-import type { Logger } from "../../system/index.ts";
+import { clockHint, type Logger } from "../../system/index.ts";
 import {
   BOT_CMD,
   type BotEventBody,
@@ -86,6 +86,8 @@ export function createBotConnection(options: BotConnectionOptions): BotConnectio
   let attempts = 0;
   let missedPings = 0;
   let authFailure: string | undefined;
+  /** The socket's last error (e.g. a refused TLS certificate), for the drop reason. */
+  let socketError = "";
   let pingTimer: ReturnType<typeof setInterval> | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   const pending = new Map<string, PendingAck>();
@@ -97,6 +99,7 @@ export function createBotConnection(options: BotConnectionOptions): BotConnectio
     options.onState({ kind: "connecting" });
     const ws = new WebSocket(options.wsUrl);
     socket = ws;
+    socketError = "";
     ws.onopen = () => {
       if (socket !== ws) return;
       authFailure = undefined;
@@ -125,10 +128,11 @@ export function createBotConnection(options: BotConnectionOptions): BotConnectio
     };
     ws.onclose = () => {
       if (socket !== ws) return;
-      dropped("the connection closed");
+      dropped(`the connection closed${socketError ? `: ${socketError}` : ""}`);
     };
-    ws.onerror = () => {
+    ws.onerror = (event) => {
       // onclose follows; the reason is reported there.
+      if (socket === ws) socketError = "message" in event ? String(event.message) : "";
     };
   }
 
@@ -146,7 +150,8 @@ export function createBotConnection(options: BotConnectionOptions): BotConnectio
     }
     attempts += 1;
     const inMs = Math.min(backoffMinMs * 2 ** (attempts - 1), backoffMaxMs);
-    log.warn(`WeCom bot: ${reason}; reconnecting in ${inMs} ms`);
+    const clock = clockHint(reason);
+    log.warn(`WeCom bot: ${reason}${clock ? ` (${clock})` : ""}; reconnecting in ${inMs} ms`);
     options.onState({ kind: "reconnecting", reason, inMs });
     retryTimer = setTimeout(open, inMs);
   }
