@@ -10,6 +10,7 @@ import { ClawboxError } from "../errors/index.ts";
 import type { ManifestModel } from "./manifest.ts";
 import { INSTALLED_INFO_FILE, installedModelDir } from "./manifest-installed.ts";
 import { type PullFileResult, type PullProgress, pullFile } from "./pull-file.ts";
+import { type PullRetry, withPullRetry } from "./pull-retry.ts";
 
 export interface PullModelOptions {
   modelsDir: string;
@@ -18,6 +19,8 @@ export interface PullModelOptions {
   onProgress?: (progress: PullProgress) => void;
   signal?: AbortSignal;
   fetchImpl?: typeof fetch;
+  /** Retry network failures with backoff (each retry resumes); without it one try. */
+  retry?: PullRetry;
 }
 
 export interface PullModelResult {
@@ -49,15 +52,19 @@ export async function pullModel(
       skipped.push(file.name);
       continue;
     }
-    const result = await pullFile({
-      url: file.url,
-      dest,
-      sha256: file.sha256,
-      ...(file.size !== undefined ? { size: file.size } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
-    });
+    const pull = () =>
+      pullFile({
+        url: file.url,
+        dest,
+        sha256: file.sha256,
+        ...(file.size !== undefined ? { size: file.size } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+      });
+    const result = options.retry
+      ? await withPullRetry(pull, options.retry, options.signal)
+      : await pull();
     if (file.name === "model.onnx") modelSha = result.sha256;
     files.push(result);
   }

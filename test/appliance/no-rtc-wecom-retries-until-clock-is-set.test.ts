@@ -17,13 +17,13 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { waitUntil } from "../fakes/qq-platform.ts";
 import { startFakeWeComApi } from "../fakes/wecom-api-server.ts";
 import { startFakeBotServer } from "../fakes/wecom-bot-server.ts";
-import { type CallbackSecrets, postMessage, wecomAppConfig } from "../fakes/wecom-callback-sender.ts";
-import { type RunningService, startService } from "../support/run-service.ts";
 import {
-  FUTURE_NOT_BEFORE,
-  HAVE_OPENSSL,
-  makeCertificates,
-} from "../support/test-certificates.ts";
+  type CallbackSecrets,
+  postMessage,
+  wecomAppConfig,
+} from "../fakes/wecom-callback-sender.ts";
+import { type RunningService, startService } from "../support/run-service.ts";
+import { FUTURE_NOT_BEFORE, HAVE_OPENSSL, makeCertificates } from "../support/test-certificates.ts";
 import { startTlsFront } from "../support/tls-front.ts";
 
 if (!HAVE_OPENSSL) console.warn("skipping the WeCom no-RTC test: openssl is not installed");
@@ -96,7 +96,8 @@ describe.skipIf(!HAVE_OPENSSL)("WeCom channels while the clock is behind (no RTC
     });
     expect(callback.status).toBe(200);
     await waitUntil(
-      () => lines(run.output(), "gettoken: cannot reach the API").some((l) => l.includes(CLOCK_HINT)),
+      () =>
+        lines(run.output(), "gettoken: cannot reach the API").some((l) => l.includes(CLOCK_HINT)),
       30_000,
       "a clock warning from the app's send",
     );

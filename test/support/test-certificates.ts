@@ -33,7 +33,11 @@ const subject = (cn: string) => ["-nodes", "-subj", `/CN=${cn}`, "-newkey", "rsa
  * so one CA can sign several. Readable by everyone (mosquitto started as root reads
  * its files as the user "mosquitto").
  */
-export function makeCertificates(dir: string, name = "server", notBefore?: string): CertificateFiles {
+export function makeCertificates(
+  dir: string,
+  name = "server",
+  notBefore?: string,
+): CertificateFiles {
   const f = (file: string) => join(dir, file);
   if (!existsSync(f("ca.pem"))) {
     writeFileSync(f("san.ext"), "subjectAltName=IP:127.0.0.1\n");

@@ -25,7 +25,10 @@ const contextOf = (files: CertificateFiles) => ({
   key: readFileSync(files.keyfile, "utf8"),
 });
 
-export async function startTlsFront(targetPort: number, files: CertificateFiles): Promise<TlsFront> {
+export async function startTlsFront(
+  targetPort: number,
+  files: CertificateFiles,
+): Promise<TlsFront> {
   let refused = 0;
   const open = new Set<{ destroy(): void }>();
   const server: Server = createServer(contextOf(files), (client) => {

@@ -123,10 +123,14 @@ async function request(
     response = await doFetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   } catch (error) {
     const clock = clockHint(error);
-    throw new ClawboxError("CHANNEL_NETWORK", `WeCom ${what}: cannot reach the API${clock ? ` (${clock})` : ""}`, {
-      hint: "check the network and channels.wecom.app.apiBase",
-      details: { reason: error instanceof Error ? error.name : "unknown" },
-    });
+    throw new ClawboxError(
+      "CHANNEL_NETWORK",
+      `WeCom ${what}: cannot reach the API${clock ? ` (${clock})` : ""}`,
+      {
+        hint: "check the network and channels.wecom.app.apiBase",
+        details: { reason: error instanceof Error ? error.name : "unknown" },
+      },
+    );
   }
   if (!response.ok) {
     throw new ClawboxError("CHANNEL_API", `WeCom ${what}: HTTP ${response.status}`);

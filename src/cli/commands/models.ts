@@ -102,6 +102,15 @@ export const modelsCommand: Command = {
           modelsDir,
           allowUnverified: values["allow-unverified"] ?? false,
           onProgress: (p) => progress.update(p),
+          retry: {
+            onRetry: ({ error, clock, inMs }) => {
+              progress.done();
+              const wait = `retrying in ${Math.round(inMs / 1000)} s`;
+              ctx.stderr.write(
+                clock ? `${clock}; ${wait} (${error.message})\n` : `${error.message}; ${wait}\n`,
+              );
+            },
+          },
         });
         progress.done();
         for (const f of result.files) {
