@@ -33,7 +33,6 @@ export {
 export { missingModelHint } from "./missing-model-hint.ts";
 export { type PullFileResult, type PullProgress, pullFile } from "./pull-file.ts";
 export { type PullModelResult, pullModel } from "./pull-model.ts";
-export type { PullRetry, PullRetryNotice } from "./pull-retry.ts";
 export { createProgressPrinter, formatProgress } from "./pull-progress.ts";
 export {
   type BoardResources,
