@@ -7,12 +7,17 @@
  * when the platform dedupes that exact item (else it is failed, never sent twice).
  */
 import type { Database } from "bun:sqlite";
+import { clockHint } from "../system/index.ts";
 import type { ChannelCapabilities, ChannelTarget, OutboxItem, SendOutcome } from "./channel.ts";
 import { countByState } from "./inbox.ts";
 
 export type OutboxState = "pending" | "sending" | "sent" | "expired" | "failed";
 
-/** Attempts before a retryable failure becomes final. */
+/**
+ * Attempts before a retryable failure becomes final. A certificate that is not yet
+ * valid (the clock is behind until NTP syncs: no RTC) does not use them up; the reply
+ * window still bounds such a row.
+ */
 export const MAX_SEND_ATTEMPTS = 8;
 const BASE_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
@@ -152,7 +157,10 @@ export class Outbox {
         );
       return "sent";
     }
-    if (outcome.kind === "retry" && item.attempts < MAX_SEND_ATTEMPTS) {
+    if (
+      outcome.kind === "retry" &&
+      (item.attempts < MAX_SEND_ATTEMPTS || clockHint(outcome.reason) !== undefined)
+    ) {
       const backoff = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (item.attempts - 1));
       const delay = Math.max(outcome.afterMs ?? 0, backoff * (0.5 + Math.random() / 2));
       this.db

@@ -89,6 +89,23 @@ describe("outbox", () => {
     expect(state(s, b as number)).toEqual({ state: "sent", reason: "platform already had it" });
   });
 
+  it("keeps retrying past the last attempt while the certificate is not yet valid (clock behind, no RTC)", () => {
+    const { outbox, store: s } = open();
+    const [id] = outbox.enqueue(target, ["a"], { replyTo: "m1" }).ids;
+    outbox.claim(id as number);
+    const item = {
+      ...target,
+      id: id as number,
+      seq: 1,
+      text: "a",
+      attempts: MAX_SEND_ATTEMPTS + 3,
+    };
+    const clock =
+      "QQ access token: cannot reach https://bots.qq.com/app/getAppAccessToken: certificate is not yet valid";
+    expect(outbox.settle(item, { kind: "retry", reason: clock })).toBe("pending");
+    expect(state(s, id as number)).toEqual({ state: "pending", reason: clock });
+  });
+
   it("after a crash mid-send resends only what the platform dedupes, and fails the rest", () => {
     const first = open();
     const [reply] = first.outbox.enqueue(target, ["reply"], { replyTo: "m1" }).ids;
