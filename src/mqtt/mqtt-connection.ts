@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { IClientOptions, MqttClient } from "mqtt";
 import type { MqttConfig } from "../config/index.ts";
+import { clockHint } from "../system/index.ts";
 import { displayUrl } from "./topic-layout.ts";
 
 export interface Backoff {
@@ -34,7 +35,8 @@ export interface ConnectionInput {
 /** Error text without the broker's credentials (mqtt.js may echo the URL). */
 export function plainConnectionError(error: unknown, url: string): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split(url).join(displayUrl(url));
+  const clock = clockHint(error);
+  return `${text.split(url).join(displayUrl(url))}${clock ? ` (${clock})` : ""}`;
 }
 
 /** Host, port and TLS of the broker URL; credentials in the URL are used when the config has none. */

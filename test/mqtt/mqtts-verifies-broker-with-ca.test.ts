@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMqttBridge, type MqttBridge } from "../../src/mqtt/index.ts";
-import { silentLogger } from "../../src/system/index.ts";
+import { CLOCK_HINT, silentLogger } from "../../src/system/index.ts";
 import { createHarness } from "../agent/agent-harness.ts";
 import { MOSQUITTO, type Mosquitto, startMosquitto } from "../support/mosquitto.ts";
 import { FUTURE_NOT_BEFORE, HAVE_OPENSSL, makeCertificates } from "../support/test-certificates.ts";
@@ -72,6 +72,7 @@ describe.skipIf(missing !== undefined)("mqtts:// with a CA file", () => {
     const port = broker.port;
     const bridge = await bridgeFor(broker, future.cafile);
     await waitUntil(() => /not yet valid/i.test(bridge.status().lastError ?? ""));
+    expect(bridge.status().lastError).toContain(CLOCK_HINT);
     expect(bridge.status().state).not.toBe("connected");
     await broker.stop();
 
