@@ -28,22 +28,44 @@ export function findMemoryFile(workspace: string): string | undefined {
   return undefined;
 }
 
-function walk(dir: string, rel: string, out: string[], depth: number): void {
-  if (depth > 4 || !existsSync(dir)) return;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith(".")) continue;
-    const childRel = `${rel}/${entry.name}`;
-    if (entry.isDirectory()) walk(join(dir, entry.name), childRel, out, depth + 1);
-    else if (entry.isFile() && entry.name.endsWith(".md")) out.push(childRel);
+/** True when `abs` exists and its real path lies inside `realRoot` (links followed). */
+function staysInside(abs: string, realRoot: string): boolean {
+  try {
+    const real = realpathSync(abs);
+    return real === realRoot || real.startsWith(realRoot + sep);
+  } catch {
+    return false;
   }
 }
 
-/** Every memory file to index, relative to the workspace, sorted. */
+function walk(dir: string, rel: string, out: string[], depth: number, realRoot: string): void {
+  if (depth > 4 || !staysInside(dir, realRoot)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const abs = join(dir, entry.name);
+    const childRel = `${rel}/${entry.name}`;
+    // A link counts as what it points to, and only when that is inside the workspace.
+    const stat = entry.isSymbolicLink()
+      ? staysInside(abs, realRoot)
+        ? statSync(abs, { throwIfNoEntry: false })
+        : undefined
+      : entry;
+    if (stat?.isDirectory()) walk(abs, childRel, out, depth + 1, realRoot);
+    else if (stat?.isFile() && entry.name.endsWith(".md")) out.push(childRel);
+  }
+}
+
+/**
+ * Every memory file to index, relative to the workspace, sorted. Files and folders whose
+ * links lead outside the workspace are left out, as `memory_get` would refuse them.
+ */
 export function listMemoryFiles(workspace: string): string[] {
   const out: string[] = [];
+  if (!existsSync(workspace)) return out;
+  const realRoot = realpathSync(workspace);
   const main = findMemoryFile(workspace);
-  if (main) out.push(main);
-  walk(join(workspace, MEMORY_DIR), MEMORY_DIR, out, 0);
+  if (main && staysInside(join(workspace, main), realRoot)) out.push(main);
+  walk(join(workspace, MEMORY_DIR), MEMORY_DIR, out, 0, realRoot);
   return out.sort();
 }
 
@@ -71,11 +93,8 @@ export function resolveMemoryPath(
   const rel = relative(root, abs).split(sep).join("/");
   if (rel.startsWith("..") || isAbsolute(rel)) throw refuse("is outside the workspace");
   if (!isMemoryRel(rel)) throw refuse("is not a memory file");
-  if (existsSync(abs)) {
-    const real = realpathSync(abs);
-    const realRoot = realpathSync(root);
-    if (real !== realRoot && !real.startsWith(realRoot + sep))
-      throw refuse("leads outside the workspace");
+  if (existsSync(abs) && !staysInside(abs, realpathSync(root))) {
+    throw refuse("leads outside the workspace");
   }
   return { rel, abs };
 }
