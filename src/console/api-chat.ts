@@ -8,6 +8,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { AgentEvent } from "../agent/index.ts";
+import { buildSessionKey } from "../context/index.ts";
 import { messageText } from "../messages/index.ts";
 import { z } from "../schema/index.ts";
 import type { ConsoleEnv } from "./console-app.ts";
@@ -38,9 +39,15 @@ const chatBody = z.object({
   ),
 });
 
-/** The console's default session: the same one the HTTP API uses for the web owner. */
-export function defaultConsoleSession(agentId: string): string {
-  return `agent:${agentId}:web:direct:owner`;
+/**
+ * The console's default session: the same one the HTTP API uses for the web owner (the
+ * agent's main session with `agent.directSessionMode: "main"`).
+ */
+export function defaultConsoleSession(agent: ConsoleDeps["config"]["agent"]): string {
+  return buildSessionKey(
+    { agentId: agent.id, channel: "web", chatType: "direct", peerId: "owner" },
+    agent.directSessionMode,
+  );
 }
 
 /** The owner identity the console speaks as: the first configured owner. */
@@ -86,7 +93,7 @@ export function registerChatRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): vo
     if (!body.ok) return body.response;
     const { session, message, images } = body.value;
     const request = {
-      sessionKey: session ?? defaultConsoleSession(deps.config.agent.id),
+      sessionKey: session ?? defaultConsoleSession(deps.config.agent),
       text: message,
       channel: "web",
       senderId: consoleSender(deps),

@@ -26,6 +26,8 @@ export const chatBody = z.object({
 export interface ChatRouteOptions {
   backend: ChatBackend;
   agentId: string;
+  /** `agent.directSessionMode` (the owner's default session). */
+  directSessionMode?: "per-peer" | "main";
   /** Milliseconds between SSE keep-alive comments. */
   keepAliveMs: number;
 }
@@ -66,7 +68,12 @@ export function mountChatRoute(app: Hono, options: ChatRouteOptions): void {
     const owner = isOwnerRequest(c);
     let sessionKey: string;
     try {
-      sessionKey = webSessionKey({ agentId: options.agentId, session: body.session, owner });
+      sessionKey = webSessionKey({
+        agentId: options.agentId,
+        session: body.session,
+        owner,
+        ...(options.directSessionMode ? { directSessionMode: options.directSessionMode } : {}),
+      });
     } catch (error) {
       if (!isClawboxError(error)) throw error;
       return error.code === "HTTP_FORBIDDEN"

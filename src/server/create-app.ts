@@ -28,6 +28,8 @@ export interface AppDeps {
   token?: string;
   logger: Logger;
   agentId: string;
+  /** `agent.directSessionMode`: "main" gives the token owner's default chat the main session. */
+  directSessionMode?: "per-peer" | "main";
   /** The address the server listens on; its names pass the Host/Origin check. */
   host?: string;
   /** `server.allowedHosts`: more names that pass the Host/Origin check. */
@@ -122,6 +124,7 @@ export function createApp(deps: AppDeps): Hono {
   mountChatRoute(app, {
     backend: deps.backend,
     agentId: deps.agentId,
+    ...(deps.directSessionMode ? { directSessionMode: deps.directSessionMode } : {}),
     keepAliveMs: deps.keepAliveMs ?? 15_000,
   });
 

@@ -5,6 +5,7 @@
  * (`agent:<id>:web:…`), so a web page cannot write into the owner's CLI or QQ session.
  * Keys are plain: no NUL, slashes, `..`, empty segments or a lone ":".
  */
+import { buildSessionKey } from "../context/index.ts";
 import { ClawboxError } from "../errors/index.ts";
 
 const SHORT_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/;
@@ -32,13 +33,24 @@ export interface WebSessionInput {
   session: string | undefined;
   /** The request carried the owner's token. */
   owner: boolean;
+  /**
+   * `agent.directSessionMode`: with "main" the owner's default web session is the agent's
+   * main session, shared with the CLI and direct channel chats. Never for tokenless clients.
+   */
+  directSessionMode?: "per-peer" | "main";
 }
 
 /** The session key for a web request, or a HTTP_BAD_REQUEST / HTTP_FORBIDDEN error. */
 export function webSessionKey(input: WebSessionInput): string {
   const { agentId, session } = input;
-  const fallback = input.owner ? "owner" : "local";
-  if (session === undefined) return `agent:${agentId}:web:direct:${fallback}`;
+  if (session === undefined) {
+    return input.owner
+      ? buildSessionKey(
+          { agentId, channel: "web", chatType: "direct", peerId: "owner" },
+          input.directSessionMode ?? "per-peer",
+        )
+      : `agent:${agentId}:web:direct:local`;
+  }
   if (!session.includes(":")) {
     if (!SHORT_NAME.test(session) || /^\.+$/.test(session))
       throw invalid(session, "is not a valid session name");

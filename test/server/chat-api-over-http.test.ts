@@ -23,7 +23,7 @@ function echoBackend(calls: ChatBackendRequest[]): ChatBackend {
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
-function serve(token?: string) {
+function serve(token?: string, directSessionMode?: "per-peer" | "main") {
   const calls: ChatBackendRequest[] = [];
   const app = createApp({
     backend: echoBackend(calls),
@@ -33,6 +33,7 @@ function serve(token?: string) {
     logger: silentLogger,
     agentId: "main",
     ...(token ? { token } : {}),
+    ...(directSessionMode ? { directSessionMode } : {}),
   });
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   return { server, calls, base: `http://127.0.0.1:${server.port}` };
@@ -161,6 +162,36 @@ describe("HTTP API with a token", () => {
       expect((await fetch(`${s.base}/health`)).status).toBe(200);
     } finally {
       s.server.stop(true);
+    }
+  });
+
+  it("with agent.directSessionMode \"main\" the owner's default chat is the main session, a tokenless client's is not", async () => {
+    const owned = serve("a-very-long-secret-token", "main");
+    const open = serve(undefined, "main");
+    try {
+      const res = await fetch(`${owned.base}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({ message: "hi" }),
+        headers: { ...JSON_HEADERS, authorization: "Bearer a-very-long-secret-token" },
+      });
+      expect(await res.json()).toMatchObject({ sessionKey: "agent:main:main" });
+      // A named session stays a web session; the mode only changes the default.
+      const named = await fetch(`${owned.base}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({ message: "hi", session: "kitchen" }),
+        headers: { ...JSON_HEADERS, authorization: "Bearer a-very-long-secret-token" },
+      });
+      expect(await named.json()).toMatchObject({ sessionKey: "agent:main:web:direct:kitchen" });
+      // Without the token nobody is the owner: never the owner's main session.
+      const stranger = await fetch(`${open.base}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({ message: "hi" }),
+        headers: JSON_HEADERS,
+      });
+      expect(await stranger.json()).toMatchObject({ sessionKey: "agent:main:web:direct:local" });
+    } finally {
+      owned.server.stop(true);
+      open.server.stop(true);
     }
   });
 });

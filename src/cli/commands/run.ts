@@ -97,6 +97,7 @@ export const runCommand: Command = {
       allowedHosts: config.server.allowedHosts,
       logger: runtime.logger.child("http"),
       agentId: config.agent.id,
+      directSessionMode: config.agent.directSessionMode,
       channels: {
         status: () => channels?.status() ?? [],
         webhook: (id, request) => channels?.webhook(id, request),
