@@ -61,8 +61,14 @@ describe("tool policy pipeline", () => {
       agent: { tools: { allow: ["*"] } },
     };
     expect(names(config)).toEqual(["mcp__home__light_set"]);
+    // A non-owner passes the same stages and then the strangers stage, which by default
+    // keeps MCP tools (the house) from them.
     expect(
       names(config, { ...owner, providerId: "cloud", senderId: "qq:OTHER", isOwner: false }),
+    ).toEqual([]);
+    const granted = { tools: { ...config.tools, strangers: { deny: ["group:sessions"] } } };
+    expect(
+      names(granted, { ...owner, providerId: "cloud", senderId: "qq:OTHER", isOwner: false }),
     ).toEqual(["mcp__home__light_set"]);
   });
 
@@ -90,8 +96,8 @@ describe("the strangers stage", () => {
     senderId: "qq:STRANGER",
     isOwner: false,
   };
-  it("by default a non-owner gets no writes, exec, session or memory tools", () => {
-    expect(names({}, stranger)).toEqual(["read", "mcp__home__light_set", "mcp__home__lock_door"]);
+  it("by default a non-owner gets no writes, exec, session, memory or MCP tools", () => {
+    expect(names({}, stranger)).toEqual(["read"]);
     expect(names({})).toHaveLength(TOOLS.length);
   });
 

@@ -18,7 +18,8 @@ export const toolProfile = z.enum(["minimal", "coding", "messaging", "full"]);
 
 /**
  * What a sender who is not an owner may use unless a more specific `strangers` filter
- * replaces it (SPEC §9a): no file writes, no exec, no session tools, no memory tools.
+ * replaces it (SPEC §9a): no file writes, no exec, no session tools, no memory tools, and
+ * no MCP tools (Home Assistant control: a stranger in a group chat must not unlock the door).
  */
 export const DEFAULT_STRANGER_DENY = [
   "group:runtime",
@@ -27,6 +28,7 @@ export const DEFAULT_STRANGER_DENY = [
   "apply_patch",
   "group:sessions",
   "group:memory",
+  "group:mcp",
 ];
 
 /**
