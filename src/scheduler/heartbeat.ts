@@ -8,7 +8,9 @@
  * - never two beats at once; a beat waits until no other turn runs, and yields (aborts
  *   and retries later) when an owner turn starts while it runs, so it never delays one;
  * - HEARTBEAT_OK (+ at most 300 characters) is not delivered; anything else goes to
- *   `heartbeat.target`, else to the owner's most recently active channel.
+ *   `heartbeat.target`, else to the owner's most recently active channel;
+ * - only the newest beats' sessions are kept (48 by default: a day at the default 30 min),
+ *   so a year of beats does not leave 17,000 sessions in the database.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -38,6 +40,8 @@ export interface HeartbeatDeps {
   runTurn: (turn: ScheduledTurn) => Promise<TurnOutcome>;
   /** Turns in progress in the agent (the heartbeat's own included while it runs). */
   activeRuns: () => number;
+  /** Beat sessions kept (newest first); older ones are deleted with their transcripts. */
+  keepSessions?: number;
   followups?: FollowupStore;
   now?: () => number;
   /** Poll interval while waiting for other turns to finish. */
@@ -67,6 +71,8 @@ export function heartbeatPrompt(heartbeatMd: string, due: Followup[]): string {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const KEEP_BEAT_SESSIONS = 48;
 
 export function createHeartbeat(deps: HeartbeatDeps): Heartbeat {
   const { config, logger } = deps;
@@ -112,6 +118,7 @@ export function createHeartbeat(deps: HeartbeatDeps): Heartbeat {
       if (!(await waitForIdle(0))) return { status: "skipped", reason: closed ? "closed" : "busy" };
       // A fresh session per beat: the heartbeat never carries history.
       deps.store.sessions.create({ sessionKey, chatType: "system", cwd: deps.workspace });
+      deps.store.sessions.pruneOlder(sessionKey, deps.keepSessions ?? KEEP_BEAT_SESSIONS);
       const controller = new AbortController();
       let yielded = false;
       const watch = setInterval(() => {

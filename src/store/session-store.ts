@@ -236,6 +236,21 @@ export class SessionStore {
     return { entries };
   }
 
+  /**
+   * Deletes all but the `keep` newest sessions ever created under `sessionKey` (with
+   * their transcripts); returns how many went. For keys that start a fresh session per
+   * run (the heartbeat), which would otherwise pile up forever.
+   */
+  pruneOlder(sessionKey: string, keep: number): number {
+    const old = this.db
+      .query(
+        "SELECT session_id FROM sessions WHERE session_key = ? ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?",
+      )
+      .all(sessionKey, keep) as { session_id: string }[];
+    for (const { session_id } of old) this.delete(session_id);
+    return old.length;
+  }
+
   list(): SessionSummary[] {
     const rows = this.db
       .query(

@@ -31,7 +31,11 @@ function setup(script: FakeScript, config: Record<string, unknown> = {}) {
   return { provider, h: harness };
 }
 
-function heartbeat(h: Harness, agent: Agent = h.agent, extra: { now?: () => number } = {}) {
+function heartbeat(
+  h: Harness,
+  agent: Agent = h.agent,
+  extra: { now?: () => number; keepSessions?: number } = {},
+) {
   const delivery = createDelivery(silentLogger);
   const beat = createHeartbeat({
     config: h.config,
@@ -102,6 +106,31 @@ describe("heartbeat", () => {
       .query("SELECT COUNT(*) AS n FROM sessions WHERE session_key = ?")
       .get(heartbeatSessionKey("main")) as { n: number };
     expect(heartbeatSessions.n).toBe(2);
+  });
+
+  it("keeps only the newest beats' sessions, with their transcripts; other sessions stay", async () => {
+    const { h } = setup(() => ({ text: "HEARTBEAT_OK" }));
+    await h.agent.chat(ownerRequest("the owner's own conversation"));
+    writeFileSync(join(h.paths.workspace, "HEARTBEAT.md"), TASK);
+    const beat = heartbeat(h, h.agent, { keepSessions: 2 });
+    for (let i = 0; i < 5; i++) expect(await beat.beat()).toMatchObject({ status: "ran" });
+    const key = heartbeatSessionKey("main");
+    const kept = h.store.db
+      .query("SELECT session_id FROM sessions WHERE session_key = ? ORDER BY created_at, rowid")
+      .all(key) as { session_id: string }[];
+    expect(kept).toHaveLength(2);
+    // The key points at the newest beat; deleted beats left no transcript rows behind.
+    expect(h.store.sessions.byKey(key)?.sessionId).toBe(kept[1]?.session_id);
+    const orphans = h.store.db
+      .query(
+        "SELECT COUNT(*) AS n FROM transcript_entries WHERE session_id NOT IN (SELECT session_id FROM sessions)",
+      )
+      .get() as { n: number };
+    expect(orphans.n).toBe(0);
+    expect(h.store.transcript.count(kept[1]?.session_id ?? "")).toBeGreaterThan(0);
+    const owners = h.store.sessions.list().filter((s) => s.sessionKey !== key);
+    expect(owners).toHaveLength(1);
+    expect(owners[0]?.messageCount).toBe(2);
   });
 
   it("delivers a real finding to heartbeat.target through the channel outbox", async () => {
