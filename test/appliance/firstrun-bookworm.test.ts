@@ -19,7 +19,7 @@ import {
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEY, makeFakeCard, PASSWORD, prepare, wpaPsk } from "./fake-card.ts";
-import { HAVE_NMCLI, nmRead, nmReference } from "./nm-keyfile.ts";
+import { expectNetworkManagerReads, HAVE_NMCLI } from "./nm-keyfile.ts";
 
 const SYSTEM_PYTHON = "/usr/bin/python3";
 const HAVE_GI =
@@ -171,13 +171,8 @@ describe("firstrun.sh on Bookworm", () => {
       expect(parsed.psk).toBe(psk);
     }
     if (HAVE_NMCLI) {
-      // NetworkManager's reader on our file must agree with NetworkManager's own writer.
-      const ours = nmRead(keyfile);
-      expect(ours.stderr).toBe("");
-      const reference = nmReference(SSID, psk);
-      expect(reference.stderr).toBe("");
-      expect(ours.wifi).toBe(reference.wifi);
-      expect(ours.security).toBe(reference.security);
+      // NetworkManager's reader on the file must agree with NetworkManager's own writer.
+      expectNetworkManagerReads(keyfile, SSID, psk);
     }
   });
 

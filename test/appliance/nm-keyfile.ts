@@ -7,6 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
 
 export const HAVE_NMCLI = spawnSync("nmcli", ["--version"]).status === 0;
 
@@ -16,14 +17,14 @@ function section(keyfile: string, name: string): string {
   return (match?.[1] ?? "").trim();
 }
 
-export interface WifiSections {
+interface WifiSections {
   wifi: string;
   security: string;
   stderr: string;
 }
 
 /** How NetworkManager reads the keyfile at `path`. */
-export function nmRead(path: string): WifiSections {
+function nmRead(path: string): WifiSections {
   const run = spawnSync("nmcli", ["--offline", "connection", "modify", "connection.id", "x"], {
     input: readFileSync(path),
     encoding: "utf8",
@@ -36,7 +37,7 @@ export function nmRead(path: string): WifiSections {
 }
 
 /** What NetworkManager itself writes for `ssid` with the 64-hex WPA key `psk`. */
-export function nmReference(ssid: string, psk: string): WifiSections {
+function nmReference(ssid: string, psk: string): WifiSections {
   const run = spawnSync(
     "nmcli",
     [
@@ -50,4 +51,14 @@ export function nmReference(ssid: string, psk: string): WifiSections {
     security: section(run.stdout, "wifi-security"),
     stderr: run.stderr,
   };
+}
+
+/** Asserts that NetworkManager reads the keyfile at `path` as `ssid` with the WPA key `psk`. */
+export function expectNetworkManagerReads(path: string, ssid: string, psk: string): void {
+  const ours = nmRead(path);
+  expect(ours.stderr).toBe("");
+  const reference = nmReference(ssid, psk);
+  expect(reference.stderr).toBe("");
+  expect(ours.wifi).toBe(reference.wifi);
+  expect(ours.security).toBe(reference.security);
 }

@@ -6,7 +6,6 @@
  * clock is the likely cause, and finish with a verified file once the certificate is
  * valid (NTP fixed the clock).
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CLOCK_HINT } from "../../src/system/index.ts";
 import { waitUntil } from "../fakes/qq-platform.ts";
 import { writeTinyGguf } from "../fixtures/tiny-gguf.ts";
-import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
+import { startCli } from "../support/spawn-cli.ts";
 import { FUTURE_NOT_BEFORE, HAVE_OPENSSL, makeCertificates } from "../support/test-certificates.ts";
 import { startTlsFront } from "../support/tls-front.ts";
 
@@ -69,39 +68,29 @@ describe.skipIf(!HAVE_OPENSSL)("clawbox models pull while the clock is behind (n
       }),
     );
     const home = join(dir, "home");
-    const child = spawn(CLAWBOX_BIN, ["models", "pull", "tiny-chat", "--manifest", manifest], {
-      env: {
-        ...process.env,
-        CLAWBOX_HOME: home,
-        CLAWBOX_CONFIG: "",
-        NODE_EXTRA_CA_CERTS: future.cafile,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const pull = startCli(["models", "pull", "tiny-chat", "--manifest", manifest], {
+      CLAWBOX_HOME: home,
+      CLAWBOX_CONFIG: "",
+      NODE_EXTRA_CA_CERTS: future.cafile,
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      child.on("exit", (code) => resolve(code)),
-    );
     cleanups.push(() => {
-      child.kill("SIGKILL");
+      pull.child.kill("SIGKILL");
     });
 
-    await waitUntil(() => stderr.split(CLOCK_HINT).length - 1 >= 2, 30_000, "two clock warnings");
-    expect(stderr).toMatch(/retrying in \d+ s \(download of .* failed: .*not yet valid/);
-    expect(child.exitCode).toBeNull();
+    await waitUntil(
+      () => pull.stderr().split(CLOCK_HINT).length - 1 >= 2,
+      30_000,
+      "two clock warnings",
+    );
+    expect(pull.stderr()).toMatch(/retrying in \d+ s \(download of .* failed: .*not yet valid/);
+    expect(pull.child.exitCode).toBeNull();
     expect(front.refusedHandshakes()).toBeGreaterThanOrEqual(2);
     expect(downloads).toBe(0);
 
     front.useCertificate(makeCertificates(dir, "current"));
-    expect(await exited).toBe(0);
-    expect(stdout).toContain(`sha256 ${sha} (verified)`);
+    const result = await pull.done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`sha256 ${sha} (verified)`);
     expect(downloads).toBe(1);
     const installed = join(home, "models", "tiny-chat", "tiny-chat.gguf");
     expect(existsSync(installed)).toBe(true);

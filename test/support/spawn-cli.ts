@@ -1,5 +1,5 @@
 /** Spawns the real `bin/clawbox` program (as a user would) and collects its output. */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 
 export const CLAWBOX_BIN = join(import.meta.dirname, "..", "..", "bin", "clawbox");
@@ -11,28 +11,39 @@ export interface SpawnedRun {
   stderr: string;
 }
 
+/** A running CLI whose output can be read while it runs. */
+export interface LiveCli {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  done: Promise<SpawnedRun>;
+}
+
+export function startCli(args: string[], env: Record<string, string>): LiveCli {
+  const child = spawn(CLAWBOX_BIN, args, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  const done = new Promise<SpawnedRun>((resolve) => {
+    child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
+}
+
 export function spawnCli(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 60_000,
 ): Promise<SpawnedRun> {
-  return new Promise((resolve) => {
-    const child = spawn(CLAWBOX_BIN, args, {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  const live = startCli(args, env);
+  const timer = setTimeout(() => live.child.kill("SIGKILL"), timeoutMs);
+  return live.done.finally(() => clearTimeout(timer));
 }
