@@ -15,6 +15,7 @@ import { CLOCK_HINT } from "../../src/system/index.ts";
 import { prepareQqRun, type QqRun } from "../e2e/qq-run-support.ts";
 import { FakeQqPlatform, waitUntil } from "../fakes/qq-platform.ts";
 import { FUTURE_NOT_BEFORE, HAVE_OPENSSL, makeCertificates } from "../support/test-certificates.ts";
+import { spawnCli } from "../support/spawn-cli.ts";
 import { startTlsFront, type TlsFront } from "../support/tls-front.ts";
 
 if (!HAVE_OPENSSL) console.warn("skipping the QQ no-RTC test: openssl is not installed");
@@ -53,6 +54,15 @@ describe.skipIf(!HAVE_OPENSSL)("QQ channel while the clock is behind (no RTC)", 
     expect(platform.tokenRequests).toBe(0);
     expect(child.exitCode).toBeNull();
     expect(run.stderr()).toMatch(/certificate is not yet valid/);
+    // The owner sees the same in `clawbox channels status`.
+    const status = await spawnCli(["channels", "status", "--json"], {
+      CLAWBOX_HOME: run.home,
+      CLAWBOX_CONFIG: "",
+    });
+    const [qq] = (JSON.parse(status.stdout) as { channels: { state: string; reason?: string }[] })
+      .channels;
+    expect(qq?.state).toBe("error");
+    expect(qq?.reason).toContain(CLOCK_HINT);
 
     // NTP synced: the same servers' certificates are now inside their validity. The
     // OpenAPI host first: the token is fetched, but the wss gateway is still refused.
