@@ -14,8 +14,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CLOCK_HINT } from "../../src/system/index.ts";
 import { prepareQqRun, type QqRun } from "../e2e/qq-run-support.ts";
 import { FakeQqPlatform, waitUntil } from "../fakes/qq-platform.ts";
-import { FUTURE_NOT_BEFORE, HAVE_OPENSSL, makeCertificates } from "../support/test-certificates.ts";
 import { spawnCli } from "../support/spawn-cli.ts";
+import { FUTURE_NOT_BEFORE, HAVE_OPENSSL, makeCertificates } from "../support/test-certificates.ts";
 import { startTlsFront, type TlsFront } from "../support/tls-front.ts";
 
 if (!HAVE_OPENSSL) console.warn("skipping the QQ no-RTC test: openssl is not installed");
