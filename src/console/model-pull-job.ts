@@ -1,7 +1,9 @@
 /**
  * The console's model download: one at a time, in the background of the server, with
  * progress the Models page polls. Uses the same resumable, verified `pullModel` as
- * `clawbox models pull`; a finished chat model becomes the local model when none was set.
+ * `clawbox models pull`, with the same retries (network errors with backoff, a clock that
+ * is behind until NTP fixes it; the page shows why it waits); a finished chat model
+ * becomes the local model when none was set.
  */
 import { toClawboxError } from "../errors/index.ts";
 import {
@@ -30,7 +32,11 @@ export class ModelPullJob {
     message: null,
   };
 
-  constructor(private readonly deps: ConsoleDeps) {}
+  constructor(
+    private readonly deps: ConsoleDeps,
+    /** First retry delay (default 1 s, doubling to 30 s). */
+    private readonly retryInitialMs?: number,
+  ) {}
 
   state(): PullState {
     return { ...this.current };
@@ -56,6 +62,19 @@ export class ModelPullJob {
           for (const bytes of done.values()) received += bytes;
           this.current.received = received;
           if (this.current.total === null && p.total !== undefined) this.current.total = p.total;
+          if (this.current.message?.includes("retrying")) this.current.message = null;
+        },
+        retry: {
+          ...(this.retryInitialMs !== undefined ? { initialMs: this.retryInitialMs } : {}),
+          onRetry: ({ error, clock, inMs }) => {
+            const why = clock ?? error.message;
+            this.current.message = `${why}; retrying in ${Math.max(1, Math.round(inMs / 1000))} s`;
+            this.deps.logger.warn("console model pull: retrying", {
+              model: model.name,
+              error: error.message,
+              inMs,
+            });
+          },
         },
       });
       let message = `${model.name} installed in ${result.dir}`;
