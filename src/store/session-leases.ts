@@ -5,11 +5,13 @@
  * while it works, and deletes it at the end. A lease whose owner died (pid gone on this
  * host) or that was not renewed in time is taken over, so a kill -9 never wedges a
  * session. The in-process queue still orders runs inside one process; this orders
- * processes.
+ * processes. Between processes of one boot, "in time" is judged on the boot clock, so
+ * the wall clock's jump when NTP first syncs (a Pi has no RTC) frees no live lease.
  */
 import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import { ClawboxError } from "../errors/index.ts";
+import { type BootClock, systemBootClock } from "./boot-clock.ts";
 
 export interface LeaseOptions {
   /** How long a lease lives without renewal (default 60 s; renewed every third of it). */
@@ -37,7 +39,17 @@ interface LeaseRow {
   owner_pid: number;
   owner_host: string;
   expires_at: number;
+  boot_id: string | null;
+  expires_uptime_ms: number | null;
 }
+
+export interface LeaseClocks {
+  /** Wall clock in ms (default Date.now). */
+  wallMs?: () => number;
+  boot?: BootClock;
+}
+
+const ROW_COLUMNS = "token, owner_pid, owner_host, expires_at, boot_id, expires_uptime_ms";
 
 function processAlive(pid: number): boolean {
   try {
@@ -52,41 +64,60 @@ function processAlive(pid: number): boolean {
 const HOST = hostname();
 
 export class SessionLeases {
-  constructor(private readonly db: Database) {}
+  private readonly wallMs: () => number;
+  private readonly boot: BootClock;
+
+  constructor(
+    private readonly db: Database,
+    clocks: LeaseClocks = {},
+  ) {
+    this.wallMs = clocks.wallMs ?? Date.now;
+    this.boot = clocks.boot ?? systemBootClock;
+  }
+
+  private row(sessionKey: string): LeaseRow | null {
+    return this.db
+      .query(`SELECT ${ROW_COLUMNS} FROM session_leases WHERE session_key = ?`)
+      .get(sessionKey) as LeaseRow | null;
+  }
 
   /** The live holder of `sessionKey`, if any (dead or expired holders do not count). */
-  holder(sessionKey: string, now = Date.now()): LeaseHolder | undefined {
-    const row = this.db
-      .query(
-        "SELECT token, owner_pid, owner_host, expires_at FROM session_leases WHERE session_key = ?",
-      )
-      .get(sessionKey) as LeaseRow | null;
-    if (!row || !this.live(row, now)) return undefined;
+  holder(sessionKey: string): LeaseHolder | undefined {
+    const row = this.row(sessionKey);
+    if (!row || !this.live(row)) return undefined;
     return { pid: row.owner_pid, host: row.owner_host, expiresAt: row.expires_at };
   }
 
-  private live(row: LeaseRow, now: number): boolean {
-    if (row.expires_at <= now) return false;
+  private live(row: LeaseRow): boolean {
     if (row.owner_host === HOST && !processAlive(row.owner_pid)) return false;
-    return true;
+    // Written in this boot: the boot clock decides, whatever the wall clock did since.
+    if (this.boot.bootId && row.boot_id === this.boot.bootId && row.expires_uptime_ms !== null) {
+      return row.expires_uptime_ms > this.boot.uptimeMs();
+    }
+    return row.expires_at > this.wallMs();
   }
 
   /** Takes the lease now, or returns undefined when another live owner holds it. */
   tryAcquire(sessionKey: string, ttlMs = 60_000): Lease | undefined {
     const token = crypto.randomUUID();
-    const now = Date.now();
+    const now = this.wallMs();
     const taken = this.db
       .transaction(() => {
-        const row = this.db
-          .query(
-            "SELECT token, owner_pid, owner_host, expires_at FROM session_leases WHERE session_key = ?",
-          )
-          .get(sessionKey) as LeaseRow | null;
-        if (row && this.live(row, now)) return false;
+        const row = this.row(sessionKey);
+        if (row && this.live(row)) return false;
         this.db.run(
-          `INSERT OR REPLACE INTO session_leases(session_key, token, owner_pid, owner_host, acquired_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-          [sessionKey, token, process.pid, HOST, now, now + ttlMs],
+          `INSERT OR REPLACE INTO session_leases(session_key, token, owner_pid, owner_host, acquired_at, expires_at, boot_id, expires_uptime_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            sessionKey,
+            token,
+            process.pid,
+            HOST,
+            now,
+            now + ttlMs,
+            this.boot.bootId ?? null,
+            this.boot.uptimeMs() + ttlMs,
+          ],
         );
         return true;
       })
@@ -96,8 +127,8 @@ export class SessionLeases {
       () => {
         try {
           this.db.run(
-            "UPDATE session_leases SET expires_at = ? WHERE session_key = ? AND token = ?",
-            [Date.now() + ttlMs, sessionKey, token],
+            "UPDATE session_leases SET expires_at = ?, expires_uptime_ms = ? WHERE session_key = ? AND token = ?",
+            [this.wallMs() + ttlMs, this.boot.uptimeMs() + ttlMs, sessionKey, token],
           );
         } catch {
           // A closed or busy database: the lease simply expires.

@@ -1,5 +1,6 @@
 import { sessionsAndTranscript } from "./0001-sessions-transcript.ts";
 import { sessionLeases } from "./0002-session-leases.ts";
+import { leaseBootClock } from "./0003-lease-boot-clock.ts";
 import { memoryIndex } from "./0300-memory-index.ts";
 import { memoryKeywordWords } from "./0301-memory-keyword-words.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
@@ -12,6 +13,7 @@ export type { Migration } from "./migration.ts";
 export const MIGRATIONS: readonly Migration[] = [
   sessionsAndTranscript,
   sessionLeases,
+  leaseBootClock,
   memoryIndex,
   memoryKeywordWords,
   channelsInboxOutbox,
