@@ -57,14 +57,12 @@ function brokerAddress(config: MqttConfig) {
  * Building the client this way, rather than with mqtt.connect(url), keeps mqtt.js from
  * loading its WebSocket, SOCKS and url.parse paths; with `writeCache: false` it does not
  * pre-build 65,536 packet-id buffers. Together ≈ 9 MB less RSS (docs/BENCHMARKS.md).
- * Only the client module is imported, not the package index (its connect, url and store
- * helpers): another 2.3 MB less once connected.
  */
 export async function createMqttClient(
   config: MqttConfig,
   options: IClientOptions,
 ): Promise<MqttClient> {
-  const { default: MqttClient } = await import("mqtt/lib/client");
+  const { MqttClient } = await import("mqtt");
   const address = brokerAddress(config);
   const ca = config.ca ? readFileSync(config.ca) : undefined;
   const tls = address.secure ? await import("node:tls") : undefined;
