@@ -3,7 +3,8 @@
 # it needs with apt-get, runs `npm run build`, then checks the x64 binary from another
 # directory, the release tarball layout, the amd64 .deb (install, run, systemd-analyze
 # verify, purge leaves nothing), the arm64 .deb contents and the arm64 smoke test under
-# qemu. One PASS/FAIL line per check; exits non-zero when any check fails.
+# qemu, and that the compiled binary connects its channels and MQTT bridge. One PASS/FAIL
+# line per check; exits non-zero when any check fails.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -47,6 +48,14 @@ doctor_ok() { # <binary> <home>: doctor from / finds sqlite-vec and reports no f
 
 check "x64 binary --version from /" sh -c "cd / && '$root/dist/clawbox-linux-x64' --version | grep -qx 'clawbox $version'"
 check "x64 binary doctor from /" doctor_ok "$root/dist/clawbox-linux-x64" "$tmp/home-dist"
+# The channels and the MQTT bridge load as lazy chunks of the compiled binary, where module
+# interop differs from a source run: the binary itself must connect (mosquitto, the fakes).
+channels_connect() {
+  "$root/node_modules/bun/bin/bun.exe" scripts/bench/startup.ts --no-arm64 --runs 1 \
+    --binary "$root/dist/clawbox-linux-x64" --mqtt --qq --wecom --json >/tmp/clawbox-ci-channels.log 2>&1 ||
+    { tail -n 20 /tmp/clawbox-ci-channels.log; return 1; }
+}
+check "x64 binary connects to MQTT, the QQ gateway and the WeCom bot after READY" channels_connect
 
 tar -xzf "dist/clawbox-$version-linux-x64.tar.gz" -C "$tmp"
 check "tarball layout: clawbox + lib/vec0.so + lib/node_modules" test -x "$tmp/clawbox-$version-linux-x64/clawbox" -a \
