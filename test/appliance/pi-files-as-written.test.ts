@@ -2,8 +2,8 @@
  * Small issue-18 items that decide whether a card boots as written: every file the Pi runs
  * or reads keeps LF line ends whatever the checkout platform (a CRLF shebang line stops a
  * script with "bad interpreter"); prepare-sd.sh leaves a user's manual camera set-up
- * alone (re-adding camera_auto_detect=1 would cancel a sensor overlay); the unit's
- * comment says what really happens before READY.
+ * alone (re-adding camera_auto_detect=1 would cancel a sensor overlay); the unit hides
+ * /boot/firmware from the service and its comment says what really happens before READY.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -77,8 +77,9 @@ describe("files for the Pi", () => {
     expect(settings.some((line) => line.startsWith("dtparam=watchdog"))).toBe(false);
   });
 
-  it("the unit's comment says models load after READY, not before", () => {
+  it("the unit keeps the FAT partition (Wi-Fi settings) out of reach and says models load after READY", () => {
     const unit = readFileSync(join(ROOT, "systemd", "clawbox.service"), "utf8");
+    expect(unit.split("\n")).toContain("InaccessiblePaths=-/boot/firmware");
     const comments = unit
       .split("\n")
       .filter((line) => line.startsWith("#"))
