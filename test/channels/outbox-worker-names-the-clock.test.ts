@@ -60,7 +60,7 @@ describe("outbox worker", () => {
 
   it("keeps the plain line for other failures", async () => {
     const { line } = await logOfFailedSend("HTTP 500: internal error");
-    expect(line).toMatch(/^WARN  reply not sent /);
+    expect(line).toMatch(/^WARN {2}reply not sent /);
     expect(line).not.toContain(CLOCK_HINT);
   });
 });
