@@ -17,7 +17,8 @@ export function registerStatusRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): 
     const checks: CheckResult[] = [
       ...checkDatabase(() => deps.store),
       ...checkWorkspace(deps.paths.workspace),
-      ...(await checkModels(deps.config, deps.paths.modelsDir)),
+      // Header only: naming the wrapper would load llama.cpp into the service on a page view.
+      ...(await checkModels(deps.config, deps.paths.modelsDir, { chatTemplate: "header" })),
     ];
     if (deps.memory) {
       checks.push(

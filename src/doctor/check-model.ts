@@ -1,6 +1,9 @@
 /**
  * The local model file exists and is a GGUF llama.cpp can load (header, size,
- * architecture, context), and which chat template it will be prompted with.
+ * architecture, context), and which chat template it will be prompted with. Naming the
+ * template means loading llama.cpp (vocabulary only); a running service (the console's
+ * Status page) asks for the header-only form instead, which says whether the GGUF carries
+ * its own template without loading anything.
  */
 import { statSync } from "node:fs";
 import type { ClawboxConfig } from "../config/index.ts";
@@ -34,9 +37,15 @@ export function checkModelRecommendation(modelsDir: string, manifestPath?: strin
   }
 }
 
+export interface CheckModelsOptions {
+  /** "full" (default, `clawbox doctor`): name the wrapper via llama.cpp; "header": GGUF metadata only. */
+  chatTemplate?: "full" | "header";
+}
+
 export async function checkModels(
   config: ClawboxConfig,
   modelsDir?: string,
+  options: CheckModelsOptions = {},
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const recommendation = modelsDir ? checkModelRecommendation(modelsDir) : undefined;
@@ -70,7 +79,11 @@ export async function checkModels(
         status: "ok",
         message: `${provider.path}: GGUF v${info.version}, ${info.architecture}, context ${info.contextLength ?? "?"}, ${(size / 1048576).toFixed(1)} MiB`,
       });
-      results.push(await checkChatTemplate(id, provider.path, provider.threads));
+      results.push(
+        options.chatTemplate === "header"
+          ? chatTemplateFromHeader(id, info.metadata.has("tokenizer.chat_template"))
+          : await checkChatTemplate(id, provider.path, provider.threads),
+      );
     } catch (error) {
       results.push({
         name: `model ${id}`,
@@ -82,6 +95,16 @@ export async function checkModels(
   }
   if (recommendation) results.push(recommendation);
   return results;
+}
+
+function chatTemplateFromHeader(id: string, inFile: boolean): CheckResult {
+  return {
+    name: `model ${id} chat template`,
+    status: "ok",
+    message: inFile
+      ? "the GGUF carries its own chat template (`clawbox doctor` names the wrapper)"
+      : "no chat template in the GGUF: guessed from the model's name and architecture (`clawbox doctor` names it)",
+  };
 }
 
 async function checkChatTemplate(id: string, path: string, threads: number): Promise<CheckResult> {
