@@ -86,7 +86,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const inboxes = new Map<string, SteeringInbox>();
   const controllers = new Set<AbortController>();
   const providers = createProviderCache(deps.providers, config, logger);
-  const selection = createModelSelection(config, providers, logger);
+  const selection = createModelSelection(config, providers, logger, () => queue.idle());
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
   const baseTools = [...createBaseTools({ store, tools: config.tools }), ...(deps.tools ?? [])];
   const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));

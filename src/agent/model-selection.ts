@@ -2,7 +2,8 @@
  * Which model the agent uses, changed while it runs: the console or `/model` picks a
  * primary for the next runs (until restart), and a changed config file (a model pulled
  * by another process) swaps the `models` section, dropping only the providers whose entry
- * changed so the others keep their loaded weights.
+ * changed so the others keep their loaded weights. A dropped provider is disposed only once
+ * the agent is idle: a turn already running on it finishes on it.
  */
 import type { ClawboxConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
@@ -31,6 +32,8 @@ export function createModelSelection(
   config: ClawboxConfig,
   providers: ProviderCache,
   logger: Logger,
+  /** Resolves when no run is running or queued. */
+  idle: () => Promise<void>,
 ): ModelSelection {
   return {
     modelState() {
@@ -62,7 +65,10 @@ export function createModelSelection(
       );
       config.models = models;
       const stale = providers.reset(changed);
-      void Promise.allSettled(stale.map((provider) => provider.dispose?.()));
+      // New runs get fresh providers at once; running ones keep theirs until they end.
+      if (stale.length > 0) {
+        void idle().then(() => Promise.allSettled(stale.map((provider) => provider.dispose?.())));
+      }
       if (changed.length > 0) logger.info("model settings reloaded", { changed });
       return changed;
     },
