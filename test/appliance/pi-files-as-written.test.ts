@@ -3,10 +3,12 @@
  * or reads keeps LF line ends whatever the checkout platform (a CRLF shebang line stops a
  * script with "bad interpreter"); prepare-sd.sh leaves a user's manual camera set-up
  * alone (re-adding camera_auto_detect=1 would cancel a sensor overlay); the unit hides
- * /boot/firmware from the service and its comment says what really happens before READY.
+ * /boot/firmware from the service and its comment says what really happens before READY;
+ * prepare-sd.sh runs where `sed -i` differs (macOS), because it never uses it.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeFakeCard, prepare, ROOT } from "./fake-card.ts";
@@ -58,6 +60,31 @@ describe("files for the Pi", () => {
       expect(notLf).toEqual([]);
     },
   );
+
+  it("prepare-sd.sh never uses sed -i (macOS's sed takes -i differently), in either mode", () => {
+    const bin = mkdtempSync(join(tmpdir(), "clawbox-no-sed-i-"));
+    dirs.push(bin);
+    const realSed = spawnSync("sh", ["-c", "command -v sed"], { encoding: "utf8" }).stdout.trim();
+    writeFileSync(
+      join(bin, "sed"),
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -i*|--in-place*) echo "sed -i used" >&2; exit 64;; esac; done\nexec ${realSed} "$@"\n`,
+    );
+    chmodSync(join(bin, "sed"), 0o755);
+    const env = { PATH: `${bin}:${process.env.PATH ?? ""}` };
+    for (const os of ["trixie", "bookworm"]) {
+      const card = makeFakeCard(os === "trixie", dirs);
+      writeFileSync(join(card.boot, "config.txt"), "[all]\r\narm_64bit=1");
+      const args = ["--boot", card.boot, "--ssh-key", card.key, "--deb", card.deb, "--os", os];
+      const run = prepare(
+        [...args, "--wifi-ssid", "Home", "--wifi-password", "secret-pass", "--wifi-country", "DE"],
+        env,
+      );
+      expect(run.stderr, os).not.toContain("sed -i used");
+      expect(run.status, `${os}: ${run.stderr}`).toBe(0);
+      // Run twice: replacing an earlier block is where an in-place edit would be tempting.
+      expect(prepare(args, env).status, os).toBe(0);
+    }
+  });
 
   it("prepare-sd.sh keeps a manual camera overlay: it never adds camera_auto_detect=1", () => {
     const card = makeFakeCard(true, dirs);
