@@ -7,7 +7,7 @@ import { loadConfig } from "../config/index.ts";
 import { failureMessage } from "../providers/index.ts";
 import { editModelSettings } from "./config-file-edit.ts";
 import { loadManifest } from "./manifest.ts";
-import { missingModelHint } from "./missing-model-hint.ts";
+import { missingModelHint, missingModelPullCommand } from "./missing-model-hint.ts";
 import { chatModels, recommendChatModel } from "./recommend-model.ts";
 
 const manifest = loadManifest();
@@ -53,14 +53,19 @@ describe("chat models in the manifest", () => {
     expect(rec.command).toBe("clawbox models pull qwen3-1.7b");
   });
 
-  it("the missing-model message and hint name a model that exists in the manifest, with the exact command", () => {
+  it("the missing-model reply and hint name the same manifest model, with the exact command", () => {
     const names = chatModels(manifest).map((m) => m.name);
-    const plain = failureMessage({ code: "MODEL_NOT_FOUND" });
-    const hint = missingModelHint(tempDir());
-    for (const text of [plain, hint]) {
-      const named = /clawbox models pull (\S+?)["']?(?:\s|$|\))/.exec(text)?.[1];
-      expect(names, text).toContain(named);
-    }
+    const dir = tempDir();
+    const command = missingModelPullCommand(dir);
+    expect(names).toContain(command?.replace("clawbox models pull ", ""));
+    expect(missingModelHint(dir)).toContain(`"${command}"`);
+    expect(
+      failureMessage({ code: "MODEL_NOT_FOUND", details: { pullCommand: command } }),
+    ).toContain(`run: ${command}`);
+    // Without the provider's detail the reply still gives a command that always works.
+    expect(failureMessage({ code: "MODEL_NOT_FOUND" })).toContain(
+      "clawbox models pull --recommended",
+    );
   });
 });
 

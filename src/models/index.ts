@@ -30,7 +30,7 @@ export {
   installedModelDir,
   readInstalledModel,
 } from "./manifest-installed.ts";
-export { missingModelHint } from "./missing-model-hint.ts";
+export { missingModelHint, missingModelPullCommand } from "./missing-model-hint.ts";
 export { type PullFileResult, type PullProgress, pullFile } from "./pull-file.ts";
 export { type PullModelResult, pullModel } from "./pull-model.ts";
 export { createProgressPrinter, formatProgress } from "./pull-progress.ts";

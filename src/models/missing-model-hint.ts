@@ -7,17 +7,30 @@ import { homedir } from "node:os";
 import { loadManifest } from "./manifest.ts";
 import { boardResources, chatModels, recommendChatModel } from "./recommend-model.ts";
 
-/** `modelsDir` defaults to the home folder (same disk as the models on a box). */
-export function missingModelHint(modelsDir: string = homedir(), manifestPath?: string): string {
+/**
+ * `clawbox models pull <name>` for this board, or undefined when the manifest is
+ * unreadable or has no chat model. `modelsDir` defaults to the home folder (same disk
+ * as the models on a box).
+ */
+export function missingModelPullCommand(
+  modelsDir: string = homedir(),
+  manifestPath?: string,
+): string | undefined {
   try {
     const manifest = manifestPath ? loadManifest(manifestPath) : loadManifest();
     const recommended = recommendChatModel(manifest, boardResources(modelsDir)).model;
     const name = recommended?.name ?? chatModels(manifest)[0]?.name;
-    if (name) {
-      return `run "clawbox models pull ${name}" (or use the console's Models page at http://127.0.0.1:18790/#models); the pulled model becomes the local model`;
-    }
+    return name ? `clawbox models pull ${name}` : undefined;
   } catch {
-    // An unreadable manifest: fall through to the manual fix.
+    // An unreadable manifest: the caller falls back to the manual fix.
+    return undefined;
   }
-  return "set models.providers.local.path to a GGUF file";
+}
+
+/** The hint for the log and the CLI, around `missingModelPullCommand`'s command. */
+export function missingModelHint(modelsDir: string = homedir(), manifestPath?: string): string {
+  const command = missingModelPullCommand(modelsDir, manifestPath);
+  return command
+    ? `run "${command}" (or use the console's Models page at http://127.0.0.1:18790/#models); the pulled model becomes the local model`
+    : "set models.providers.local.path to a GGUF file";
 }

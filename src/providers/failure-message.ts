@@ -4,6 +4,9 @@
  */
 import type { ClawboxError, ErrorCode } from "../errors/index.ts";
 
+const NO_MODEL =
+  "No local model is installed yet. The owner can pull one on the web console's Models page, or run:";
+
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
   PROVIDER_AUTH:
     "The AI service did not accept its access key. The owner needs to check the API key settings.",
@@ -20,8 +23,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   PROVIDER_BAD_RESPONSE:
     "The AI service sent a reply that could not be understood. Please try again.",
   MODEL_CRASHED: "The local model stopped unexpectedly. It has been reset; please try again.",
-  MODEL_NOT_FOUND:
-    "No local model is installed yet. The owner can pull one on the web console's Models page, or run: clawbox models pull qwen3-0.6b",
+  MODEL_NOT_FOUND: `${NO_MODEL} clawbox models pull --recommended`,
   MODEL_INVALID: "The local model file is damaged or unsupported. The owner needs to replace it.",
   MODEL_LOAD_FAILED: "The local model could not be loaded (maybe not enough memory).",
   ABORTED: "Stopped.",
@@ -43,6 +45,9 @@ export function failureMessage(error: {
   if (error.code === "CONTEXT_OVERFLOW" && error.details?.messageTooLong === true) {
     const { messageTokens, limitTokens, contextWindow } = error.details;
     return `Your message is too long for this model: about ${messageTokens} tokens, but at most ${limitTokens} fit in its ${contextWindow}-token window. Shorten it or send it in parts.`;
+  }
+  if (error.code === "MODEL_NOT_FOUND" && typeof error.details?.pullCommand === "string") {
+    return `${NO_MODEL} ${error.details.pullCommand}`;
   }
   if (error.code === "PROVIDER_STOPPED") {
     const reason = error.details?.stopReason;

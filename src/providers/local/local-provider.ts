@@ -11,7 +11,7 @@ import { basename } from "node:path";
 import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { LocalProviderConfig } from "../../config/index.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
-import { missingModelHint } from "../../models/index.ts";
+import { missingModelHint, missingModelPullCommand } from "../../models/index.ts";
 import type { Logger } from "../../system/index.ts";
 import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
 import { failedTurnEvent } from "../failed-turn.ts";
@@ -189,6 +189,8 @@ export class LocalProvider implements Provider {
         `models.providers.${this.id}.path: no model file configured`,
         {
           hint: missingModelHint(),
+          // The same command in the user's reply (failure-message.ts) as in the log.
+          details: { pullCommand: missingModelPullCommand() },
         },
       );
     }
