@@ -11,11 +11,7 @@ import type { ClawboxConfig } from "../config/index.ts";
 import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
-import {
-  type Provider,
-  failureMessage as plainFailureMessage,
-  type ToolDefinition,
-} from "../providers/index.ts";
+import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
 import {
@@ -23,8 +19,8 @@ import {
   applyToolPolicy,
   createBaseTools,
   isOwner,
-  normalizeSchema,
   orderByPriority,
+  toolDefinitions,
 } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
@@ -203,14 +199,6 @@ export function createAgent(deps: AgentDeps): Agent {
     });
   }
 
-  function toolDefinitions(provider: Provider, tools: AgentTool[]): ToolDefinition[] {
-    return tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: normalizeSchema(tool.parameters, provider.kind),
-    }));
-  }
-
   async function runWithEngine(
     request: ChatRequest,
     session: SessionRow,
@@ -247,7 +235,7 @@ export function createAgent(deps: AgentDeps): Agent {
       runKind: request.runKind ?? "interactive",
       chain: chain(),
       toolsFor: policyFor,
-      definitionsFor: toolDefinitions,
+      definitionsFor: (provider, tools) => toolDefinitions(tools, provider.kind),
       knownTools: new Set(tools.map((tool) => tool.name)),
       toolContext: {
         sessionId: session.sessionId,
@@ -315,7 +303,7 @@ export function createAgent(deps: AgentDeps): Agent {
           primary: () => chain()[0],
           chainIds: () => providers.chainIds(),
           toolDefinitions: (provider) =>
-            toolDefinitions(provider, offeredTools(allTools(), request, provider)),
+            toolDefinitions(offeredTools(allTools(), request, provider), provider.kind),
         });
       // Read-only commands answer at once; the others wait for the session's turn.
       return slash.command === "status" || slash.command === "context"

@@ -25,6 +25,12 @@ export {
   describeChatTemplate,
 } from "./local/chat-template.ts";
 export { LocalProvider } from "./local/local-provider.ts";
+export {
+  localContextWindow,
+  type ModelWindow,
+  primaryModel,
+  primaryModelWindow,
+} from "./model-window.ts";
 export { OpenAIProvider } from "./openai/openai-provider.ts";
 export type {
   ChatTemplate,

@@ -4,6 +4,7 @@ export { createExecTool, type ExecLimits } from "./exec-tool.ts";
 export { normalizeSchema } from "./normalize-schema.ts";
 export { sessionUsage, type UsageTotals } from "./session-usage.ts";
 export type { AgentTool, ToolContext, ToolOutput } from "./tool.ts";
+export { reportToolDefinitions, toolDefinitions } from "./tool-definitions.ts";
 export { capText, errorOutput, textOutput } from "./tool-output.ts";
 export {
   applyToolPolicy,

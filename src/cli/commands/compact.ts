@@ -6,10 +6,9 @@
 
 import { createContextEngine } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
-import { createProvider } from "../../providers/index.ts";
+import { createProvider, primaryModel } from "../../providers/index.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
-import { primaryModel } from "./context.ts";
 
 export const compactCommand: Command = {
   name: "compact",

@@ -7,112 +7,22 @@
  */
 import { existsSync } from "node:fs";
 
-import type { ClawboxConfig } from "../../config/index.ts";
-import { createContextEngine, formatContextReport, type ModelKind } from "../../context/index.ts";
+import { createContextEngine, formatContextReport } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { createMemory } from "../../memory/index.ts";
-import { readGgufHeader } from "../../models/index.ts";
-import { createProvider, type Provider, type ToolDefinition } from "../../providers/index.ts";
+import {
+  createProvider,
+  localContextWindow,
+  type ModelWindow,
+  type Provider,
+  primaryModel,
+} from "../../providers/index.ts";
 import { sessionKeyFor } from "../../server/index.ts";
 import type { SessionRow } from "../../store/index.ts";
-import {
-  applyToolPolicy,
-  createBaseTools,
-  isOwner,
-  normalizeSchema,
-  orderByPriority,
-} from "../../tools/index.ts";
+import { isOwner, reportToolDefinitions } from "../../tools/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
-import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
 import { parseCommandArgs } from "../parse-args.ts";
-
-/** The primary model as the report sees it, without loading it. */
-export function primaryModel(config: ClawboxConfig): {
-  providerId: string;
-  model: string;
-  contextWindow: number;
-  kind: ModelKind;
-} {
-  const id = config.models.primary;
-  const provider = config.models.providers[id];
-  if (!provider) {
-    throw new ClawboxError("CONFIG_INVALID", `models.primary: "${id}" is not in models.providers`);
-  }
-  if (provider.kind === "local") {
-    const name = provider.path ? (provider.path.split("/").pop() ?? provider.path) : "local";
-    return {
-      providerId: id,
-      model: name,
-      contextWindow: provider.contextSize ?? 8192,
-      kind: "local",
-    };
-  }
-  return {
-    providerId: id,
-    model: provider.model,
-    contextWindow: provider.contextWindow,
-    kind: "cloud",
-  };
-}
-
-/** The local provider's cap on a model's trained context when contextSize is unset. */
-const LOCAL_CONTEXT_CAP = 8192;
-
-/**
- * The context window a local turn would get: `contextSize` when configured, else the
- * GGUF header's trained context capped at 8192 (as LocalProvider does); 8192 when there
- * is no file or its header cannot be read (reported on stderr, the report still runs).
- */
-export async function localContextWindow(
-  entry: { contextSize?: number | undefined; path?: string | undefined },
-  warn: (message: string) => void,
-): Promise<number> {
-  if (entry.contextSize !== undefined) return entry.contextSize;
-  if (!entry.path) return LOCAL_CONTEXT_CAP;
-  try {
-    const header = await readGgufHeader(entry.path);
-    return Math.min(header.contextLength ?? LOCAL_CONTEXT_CAP, LOCAL_CONTEXT_CAP);
-  } catch (error) {
-    warn(
-      `cannot read ${entry.path} (${String(error)}): assuming a ${LOCAL_CONTEXT_CAP}-token window`,
-    );
-    return LOCAL_CONTEXT_CAP;
-  }
-}
-
-/**
- * The tools the owner would be offered on the CLI (base tools and memory tools, after
- * the policy), so the report counts their schemas as a turn does. MCP tools are left
- * out: listing them would mean connecting to every server.
- */
-function ownerToolDefinitions(
-  ctx: CliContext,
-  config: ClawboxConfig,
-  providerId: string,
-  kind: ModelKind,
-): ToolDefinition[] {
-  const store = ctx.store();
-  const memoryTools = config.memory.enabled
-    ? createMemory({ config, store, paths: ctx.resolvedPaths(), logger: ctx.logger() }).tools
-    : [];
-  const tools = applyToolPolicy(
-    orderByPriority([...createBaseTools({ store, tools: config.tools }), ...memoryTools]),
-    config,
-    {
-      providerId,
-      channel: "cli",
-      chatType: "direct",
-      senderId: "cli",
-      isOwner: isOwner(config, "cli"),
-    },
-  );
-  return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: normalizeSchema(tool.parameters, kind === "local" ? "local" : "openai"),
-  }));
-}
 
 export const contextCommand: Command = {
   name: "context",
@@ -145,12 +55,12 @@ export const contextCommand: Command = {
     }
     const { config } = ctx.config();
     const modelPath = values.model;
-    const model = modelPath
+    const model: ModelWindow = modelPath
       ? {
           providerId: "local",
           model: modelPath.split("/").pop() ?? modelPath,
-          contextWindow: LOCAL_CONTEXT_CAP,
-          kind: "local" as const,
+          contextWindow: 0, // read from the file just below
+          kind: "local",
         }
       : primaryModel(config);
     const entry = config.models.providers[model.providerId];
@@ -209,7 +119,22 @@ export const contextCommand: Command = {
       const report = await engine.report({
         ...(session ? { session } : {}),
         ...(provider ? { provider } : {}),
-        tools: ownerToolDefinitions(ctx, config, model.providerId, model.kind),
+        // The tools the owner would be offered on the CLI, counted as a turn counts them.
+        tools: reportToolDefinitions({
+          store,
+          config,
+          extra: config.memory.enabled
+            ? createMemory({ config, store, paths, logger: ctx.logger() }).tools
+            : [],
+          policy: {
+            providerId: model.providerId,
+            channel: "cli",
+            chatType: "direct",
+            senderId: "cli",
+            isOwner: isOwner(config, "cli"),
+          },
+          modelKind: model.kind,
+        }),
         modelKind: kindArg ?? model.kind,
         model: {
           providerId: model.providerId,

@@ -25,12 +25,12 @@ import type {
 import { ProviderCounters } from "../provider-counters.ts";
 import { assistantKey, type PromptPiece, renderPrompt } from "./chat-prompt.ts";
 import { chatTemplateOf, describeChatTemplate } from "./chat-template.ts";
+import { LOCAL_CONTEXT_CAP } from "./context-cap.ts";
 import { replySchema } from "./json-reply-schema.ts";
 import { acquireModel, errorText, loadLlama, releaseModel } from "./llama-runtime.ts";
 import { runTurn } from "./local-turn.ts";
 import { SessionSequences } from "./session-sequences.ts";
 
-const DEFAULT_CONTEXT_CAP = 8192;
 const TOKEN_MEMO_LIMIT = 4096;
 
 interface Loaded {
@@ -198,7 +198,7 @@ export class LocalProvider implements Provider {
     const sessions = this.config.sessions ?? 2;
     try {
       const contextSize =
-        this.config.contextSize ?? Math.min(model.trainContextSize, DEFAULT_CONTEXT_CAP);
+        this.config.contextSize ?? Math.min(model.trainContextSize, LOCAL_CONTEXT_CAP);
       const context = await model.createContext({
         contextSize,
         sequences: sessions,
