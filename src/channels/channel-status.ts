@@ -6,6 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
+import { processAlive } from "../system/index.ts";
 import type { ChannelState } from "./channel.ts";
 import { CHANNELS } from "./channel-registry.ts";
 import { countByState } from "./inbox.ts";
@@ -46,14 +47,7 @@ export function touchChannel(db: Database, channel: string, now = Date.now()): v
 }
 
 function alive(pid: number | null): boolean {
-  if (pid === null) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return pid !== null && (pid === process.pid || processAlive(pid));
 }
 
 /** Every known channel: configured ones with their state, the others as disabled. */

@@ -8,6 +8,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "../schema/index.ts";
+import { processAlive } from "../system/index.ts";
 
 export const CONNECTION_STATES = [
   "connecting",
@@ -51,15 +52,6 @@ export function writeStatusFile(path: string, status: MqttBridgeStatus): void {
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(status, null, 2)}\n`, { mode: 0o644 });
   renameSync(temp, path);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**

@@ -11,6 +11,7 @@
 import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import { ClawboxError } from "../errors/index.ts";
+import { processAlive } from "../system/index.ts";
 import { type BootClock, systemBootClock } from "./boot-clock.ts";
 
 export interface LeaseOptions {
@@ -50,16 +51,6 @@ export interface LeaseClocks {
 }
 
 const ROW_COLUMNS = "token, owner_pid, owner_host, expires_at, boot_id, expires_uptime_ms";
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 const HOST = hostname();
 

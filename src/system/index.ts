@@ -14,6 +14,7 @@ export {
 } from "./logger.ts";
 export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
+export { processAlive } from "./process-alive.ts";
 export { collectSecrets, redact } from "./redact.ts";
 export { type RuntimeLayout, runtimeLayout } from "./runtime-layout.ts";
 export {
