@@ -2,8 +2,8 @@
  * POST /console/api/chat: one chat turn, streamed as server-sent events — `delta` (reply
  * text), `tool` / `tool_end` (shown folded), then `done` or `error` with the result.
  * /new and /compact are the agent's own chat commands, so they work here as everywhere.
- * The console speaks as the owner (see docs/CONSOLE.md): it is open only on loopback
- * without a token, and otherwise only to whoever logged in with `server.token`.
+ * The console speaks as the owner (see docs/CONSOLE.md): only a browser that logged in
+ * (login secret, `server.token` or a one-time link) reaches this route.
  */
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -16,6 +16,9 @@ import type { ConsoleDeps } from "./console-deps.ts";
 import { readBody } from "./json-body.ts";
 
 const MAX_IMAGE_BASE64 = 8 * 1024 * 1024;
+const MAX_IMAGES = 4;
+/** A chat request at its largest: four images, the message and JSON around them. */
+export const MAX_CHAT_BODY_BYTES = MAX_IMAGES * MAX_IMAGE_BASE64 + 512 * 1024;
 
 const chatBody = z.object({
   session: z.optional(
@@ -35,7 +38,7 @@ const chatBody = z.object({
           mimeType: z.enum(["image/png", "image/jpeg", "image/webp", "image/gif"]),
         }),
       )
-      .check(z.maxLength(4)),
+      .check(z.maxLength(MAX_IMAGES)),
   ),
 });
 

@@ -1,19 +1,21 @@
 /**
  * The console's hono app, built on the first console request: the page shell and login
  * form, the embedded client script and styles, and the JSON/SSE API under /console/api
- * that the client calls. Auth: see console-auth.ts.
+ * that the client calls. Auth: see console-auth.ts. Every body is capped before it is
+ * read: the login form at 4 KB after the rate limit, the API after the login check.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { getConnInfo } from "hono/bun";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { registerChatRoutes } from "./api-chat.ts";
+import { MAX_CHAT_BODY_BYTES, registerChatRoutes } from "./api-chat.ts";
 import { registerContextRoutes } from "./api-context.ts";
 import { registerMemoryRoutes } from "./api-memory.ts";
 import { registerModelRoutes } from "./api-models.ts";
 import { registerSessionRoutes } from "./api-sessions.ts";
 import { registerStatusRoutes } from "./api-status.ts";
 import { consoleAssets } from "./console-assets.ts";
-import { ConsoleAuth, CSRF_HEADER, SESSION_COOKIE } from "./console-auth.ts";
+import { ConsoleAuth, CSRF_HEADER, type LoginOutcome, SESSION_COOKIE } from "./console-auth.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError } from "./json-body.ts";
 import { appShell, loginPage } from "./page-shell.ts";
@@ -21,6 +23,8 @@ import { appShell, loginPage } from "./page-shell.ts";
 export type ConsoleEnv = { Variables: { csrf: string } };
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** Every console API body but a chat turn's (which may carry images). */
+const MAX_API_BODY_BYTES = 256 * 1024;
 
 function clientAddress(c: Parameters<typeof getConnInfo>[0]): string {
   try {
@@ -30,8 +34,13 @@ function clientAddress(c: Parameters<typeof getConnInfo>[0]): string {
   }
 }
 
+/** Typed login secrets are short; a form with one field never needs more. */
+const LOGIN_BODY_BYTES = 4 * 1024;
+
+const tooLarge = (c: Context) => apiError(c, 413, "HTTP_BODY_TOO_LARGE", "request body too large");
+
 export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
-  const auth = new ConsoleAuth(deps.token);
+  const auth = new ConsoleAuth({ secrets: deps.login.secrets, tickets: deps.login.tickets });
   const app = new Hono<ConsoleEnv>();
   const assets = consoleAssets();
 
@@ -56,22 +65,25 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return c.body(asset.gzip as Uint8Array<ArrayBuffer>);
   });
 
-  app.get("/", (c) => {
-    const csrf = auth.csrfFor(getCookie(c, SESSION_COOKIE));
+  const htmlHeaders = (c: Context) => {
     c.header("Cache-Control", "no-store");
     c.header(
       "Content-Security-Policy",
       "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'",
     );
+  };
+
+  app.get("/", (c) => {
+    const csrf = auth.csrfFor(getCookie(c, SESSION_COOKIE));
+    htmlHeaders(c);
     if (!csrf) return c.html(loginPage({}));
-    return c.html(appShell({ csrf, version: deps.version, open: auth.open }));
+    return c.html(appShell({ csrf, version: deps.version }));
   });
   app.get("/console", (c) => c.redirect("/", 302));
 
-  app.post("/console/login", async (c) => {
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const token = typeof form.token === "string" ? form.token : "";
-    const outcome = auth.login(token, clientAddress(c));
+  /** The answer to a login attempt (typed secret or one-time link). */
+  const answerLogin = (c: Context, outcome: LoginOutcome, wrong: string) => {
+    htmlHeaders(c);
     if (outcome.ok) {
       setCookie(c, SESSION_COOKIE, outcome.sessionId, {
         path: "/",
@@ -81,17 +93,42 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       });
       return c.redirect("/", 303);
     }
-    if (outcome.limited) {
-      c.header("Retry-After", String(outcome.retryAfterSeconds));
-      return c.html(
-        loginPage({
-          error: `Too many failed logins. Try again in ${outcome.retryAfterSeconds} s.`,
-        }),
-        429,
-      );
-    }
-    return c.html(loginPage({ error: "Wrong token." }), 401);
+    if (outcome.limited) return lockedOut(c, outcome.retryAfterSeconds);
+    return c.html(loginPage({ error: wrong }), 401);
+  };
+  const lockedOut = (c: Context, seconds: number) => {
+    htmlHeaders(c);
+    c.header("Retry-After", String(seconds));
+    return c.html(loginPage({ error: `Too many failed logins. Try again in ${seconds} s.` }), 429);
+  };
+
+  // A one-time link from `clawbox run` or `clawbox console url`.
+  app.get("/console/login", (c) => {
+    const ticket = c.req.query("ticket");
+    if (!ticket) return c.redirect("/", 302);
+    return answerLogin(
+      c,
+      auth.redeem(ticket, clientAddress(c)),
+      "This login link is not valid (used, expired, or from before a restart). Run clawbox console url on the box for a new one.",
+    );
   });
+
+  // The rate limit comes before the body is read, and the body is capped before it is parsed.
+  app.post(
+    "/console/login",
+    async (c, next) => {
+      const wait = auth.retryAfterSeconds(clientAddress(c));
+      return wait > 0 ? lockedOut(c, wait) : next();
+    },
+    bodyLimit({ maxSize: LOGIN_BODY_BYTES, onError: tooLarge }),
+    async (c) => {
+      const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      // `token` is the field's earlier name (scripts that log in with server.token).
+      const typed = form.secret ?? form.token;
+      const secret = typeof typed === "string" ? typed.trim() : "";
+      return answerLogin(c, auth.login(secret, clientAddress(c)), "Wrong secret.");
+    },
+  );
 
   app.use("/console/api/*", async (c, next) => {
     const csrf = auth.csrfFor(getCookie(c, SESSION_COOKIE));
@@ -108,6 +145,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     c.header("Cache-Control", "no-store");
     await next();
   });
+  // Only after the login check: a logged-in owner's chat may carry images.
+  app.use("/console/api/*", (c, next) =>
+    bodyLimit({
+      maxSize: c.req.path === "/console/api/chat" ? MAX_CHAT_BODY_BYTES : MAX_API_BODY_BYTES,
+      onError: tooLarge,
+    })(c, next),
+  );
 
   app.post("/console/api/logout", (c) => {
     auth.logout(getCookie(c, SESSION_COOKIE));

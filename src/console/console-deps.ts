@@ -7,6 +7,7 @@ import type { ClawboxConfig } from "../config/index.ts";
 import type { MemoryService } from "../memory/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
+import type { TicketVerifier } from "./login-ticket.ts";
 
 export interface ConsoleAgent {
   chat(request: ChatRequest): Promise<ChatResult>;
@@ -30,8 +31,12 @@ export interface ConsoleDeps {
   logger: Logger;
   version: string;
   startedAt: number;
-  /** server.token; undefined = open console (loopback only). */
-  token?: string;
+  /**
+   * How a browser logs in (console-auth.ts): the secrets a person may type (the login
+   * secret of `<home>/console-secret`, and `server.token` when set) and the checker of
+   * one-time links. Made at service start, so a link printed then is valid.
+   */
+  login: { secrets: string[]; tickets: TicketVerifier };
   /** Extra status rows (channels, MQTT) when those areas exist. */
   statusSources?: Record<string, StatusSource>;
   /** Model manifest path (default models/manifest.json or $CLAWBOX_MODEL_MANIFEST). */

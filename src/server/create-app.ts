@@ -69,6 +69,8 @@ export function sessionKeyFor(
 
 /** Platform callbacks: reached through a reverse proxy (any Host), verified by signature. */
 const WEBHOOK_PATH = /^\/channels\//;
+/** The console's routes (console/mount-console.ts), which cap bodies themselves. */
+const CONSOLE_PATH = /^\/(console(\/|$)|$)/;
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -86,6 +88,11 @@ export function createApp(deps: AppDeps): Hono {
     allowedHosts: deps.allowedHosts ?? [],
   });
   app.use("*", async (c, next) => (WEBHOOK_PATH.test(c.req.path) ? next() : sameHost(c, next)));
+  // Every body is capped before anything reads it. The console caps its own routes (the
+  // login form after its rate limit, the API after its login check), so an
+  // unauthenticated client can never make it buffer a chat turn's larger allowance.
+  const defaultLimit = limitBody();
+  app.use("*", (c, next) => (CONSOLE_PATH.test(c.req.path) ? next() : defaultLimit(c, next)));
 
   app.get("/health", (c) => {
     const db = deps.dbHealth();
@@ -101,7 +108,6 @@ export function createApp(deps: AppDeps): Hono {
 
   // Platform webhooks: no bearer token (they come through the owner's reverse proxy);
   // each channel authenticates its platform's signature before doing anything.
-  const webhookLimit = limitBody();
   const forwardWebhook = (c: Context, channel: string): Response | Promise<Response> =>
     deps.channels?.webhook(channel, c.req.raw) ??
     jsonError(
@@ -110,17 +116,13 @@ export function createApp(deps: AppDeps): Hono {
       "HTTP_NOT_FOUND",
       `channel ${channel} takes no webhooks (not in webhook mode, or still starting)`,
     );
-  app.post("/channels/:channel/webhook", webhookLimit, (c) =>
-    forwardWebhook(c, c.req.param("channel")),
-  );
+  app.post("/channels/:channel/webhook", (c) => forwardWebhook(c, c.req.param("channel")));
   // The WeCom self-built app's callback URL (GET: URL verification, POST: messages).
-  app.on(["GET", "POST"], "/channels/wecom/app", webhookLimit, (c) =>
-    forwardWebhook(c, "wecom-app"),
-  );
+  app.on(["GET", "POST"], "/channels/wecom/app", (c) => forwardWebhook(c, "wecom-app"));
 
   if (deps.console) mountConsole(app, deps.console);
 
-  app.use("/api/*", ownerToken(deps.token), requireJsonBody(), limitBody());
+  app.use("/api/*", ownerToken(deps.token), requireJsonBody());
   mountChatRoute(app, {
     backend: deps.backend,
     agentId: deps.agentId,

@@ -11,8 +11,7 @@
 import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import { ClawboxError } from "../errors/index.ts";
-import { processAlive } from "../system/index.ts";
-import { type BootClock, systemBootClock } from "./boot-clock.ts";
+import { type BootClock, processAlive, systemBootClock } from "../system/index.ts";
 
 export interface LeaseOptions {
   /** How long a lease lives without renewal (default 60 s; renewed every third of it). */

@@ -23,3 +23,4 @@ export {
   type SystemdNotifierOptions,
   watchdogIntervalMs,
 } from "./systemd-notify.ts";
+export { type BootClock, systemBootClock } from "./boot-clock.ts";

@@ -185,21 +185,43 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
 
   it("refuses a wrong token and logs in with the right one (HttpOnly, SameSite=Strict cookie)", async () => {
     await page.goto(base);
-    await expect(page.locator("input[name=token]").count()).resolves.toBe(1);
-    await page.fill("input[name=token]", "not-the-token-at-all");
+    await expect(page.locator("input[name=secret]").count()).resolves.toBe(1);
+    await page.fill("input[name=secret]", "not-the-token-at-all");
     const [wrong] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith("/console/login")),
       page.click("button[type=submit]"),
     ]);
     expect(wrong.status()).toBe(401);
-    await expect(page.locator(".error").textContent()).resolves.toContain("Wrong token");
+    await expect(page.locator(".error").textContent()).resolves.toContain("Wrong secret");
     await page.screenshot({ path: join(SHOTS, "login.png") });
-    await page.fill("input[name=token]", TOKEN);
+    await page.fill("input[name=secret]", TOKEN);
     await Promise.all([page.waitForURL(`${base}/`), page.click("button[type=submit]")]);
     await page.waitForSelector("#chat-input");
     const cookie = (await page.context().cookies()).find((c) => c.name === "clawbox_console");
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
     expect(cookie?.value).not.toContain(TOKEN);
+  });
+
+  it("logs a second browser in once through the one-time link printed at start", async () => {
+    const link = /console: open (http:\/\/\S+)/.exec(output)?.[1] ?? "";
+    expect(link).toContain("/console/login?ticket=");
+    const other = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const phone = await other.newPage();
+      await phone.goto(link);
+      await phone.waitForSelector("#chat-input");
+      expect(phone.url()).toBe(`${base}/`);
+      await phone.screenshot({ path: join(SHOTS, "login-link.png") });
+      // Used once: a third browser with the same link sees the login form and why.
+      const third = await (await browser.newContext()).newPage();
+      const again = await third.goto(link);
+      expect(again?.status()).toBe(401);
+      await expect(third.locator(".error").textContent()).resolves.toContain("not valid");
+      await expect(third.locator("input[name=secret]").count()).resolves.toBe(1);
+      await third.context().close();
+    } finally {
+      await other.close();
+    }
   });
 
   it("streams a chat reply from the fake provider", async () => {
@@ -402,7 +424,8 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
       });
       statuses.push(res.status);
     }
-    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    // The used link opened again in the test above was this address's first failure.
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
     const blocked = await fetch(`${base}/console/login`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },

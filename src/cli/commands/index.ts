@@ -8,6 +8,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./run.ts")).runCommand,
   },
   {
+    name: "console",
+    summary: "print a one-time login link for the web console",
+    load: async () => (await import("./console.ts")).consoleCommand,
+  },
+  {
     name: "chat",
     summary: "chat with the agent (one message with -m, else interactive)",
     load: async () => (await import("./chat.ts")).chatCommand,

@@ -6,6 +6,13 @@
  */
 import type { ChannelService } from "../../channels/index.ts";
 import { isLoopbackHost } from "../../config/index.ts";
+import {
+  consoleLinkBase,
+  ensureLoginSecret,
+  issueTicket,
+  loginLink,
+  TicketVerifier,
+} from "../../console/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { watchModelSettings } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
@@ -84,6 +91,11 @@ export const runCommand: Command = {
       );
     }
     const log = runtime.logger.child("run");
+    // The console's login secret (created at the first start) and the one-time links it signs.
+    const login = ensureLoginSecret(ctx.home);
+    if (login.created) log.info("console login secret created", { file: "console-secret" });
+    const loginSecrets = [login.secret, ...(config.server.token ? [config.server.token] : [])];
+    const tickets = new TicketVerifier(loginSecrets);
     // Channels load after READY (lazy import); until then /health shows none and webhooks 404.
     let channels: ChannelService | undefined;
     let bridge: Awaited<ReturnType<typeof startMqtt>> | undefined;
@@ -113,7 +125,7 @@ export const runCommand: Command = {
         logger: runtime.logger.child("console"),
         version: VERSION,
         startedAt,
-        ...(config.server.token ? { token: config.server.token } : {}),
+        login: { secrets: loginSecrets, tickets },
         statusSources: {
           channels: async () =>
             channels
@@ -145,6 +157,9 @@ export const runCommand: Command = {
     const address = listenUrl(host, server.port ?? port);
     // One line, on stdout (the journal gets it once).
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
+    // A one-time link for this machine's browser (valid 10 minutes; `clawbox console url` makes more).
+    const link = loginLink(consoleLinkBase(host, server.port ?? port), issueTicket(login.secret));
+    ctx.stdout.write(`console: open ${link}\n`);
     runtime.notifier.ready(`listening on ${address}`);
     runtime.scheduler.start(runtime.agent);
     const stopWatchdog = runtime.notifier.startWatchdog();

@@ -1,0 +1,68 @@
+/**
+ * `clawbox console url`: a fresh one-time login link for the web console (the Jupyter
+ * model: the console never acts as the owner for a browser that has not logged in).
+ * The link is signed with `<home>/console-secret`, so only a user who can read that file
+ * (the service's user, root) can make one; it is valid once, for 10 minutes, and only
+ * for the service running now.
+ */
+import { existsSync } from "node:fs";
+import {
+  consoleLinkBase,
+  issueTicket,
+  loginLink,
+  loginSecretPath,
+  readLoginSecret,
+  TICKET_TTL_MS,
+} from "../../console/index.ts";
+import { ClawboxError } from "../../errors/index.ts";
+import type { Command } from "../command.ts";
+import { parseCommandArgs } from "../parse-args.ts";
+
+export const consoleCommand: Command = {
+  name: "console",
+  summary: "print a one-time login link for the web console",
+  usage: [
+    "Usage: clawbox console url [--port N] [--host ADDR]",
+    "  url          a fresh one-time login link (valid once, for 10 minutes, for the",
+    "               service running now); needs read access to <home>/console-secret",
+    "  --port N     the console's port (default server.port)",
+    "  --host ADDR  the address in the link (default server.host; 127.0.0.1 when that",
+    "               is 0.0.0.0 or ::)",
+  ].join("\n"),
+  async run(ctx, args) {
+    const [sub, ...rest] = args;
+    if (sub !== "url")
+      throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}" (use: url)`);
+    const { values } = parseCommandArgs(
+      rest,
+      { port: { type: "string" }, host: { type: "string" } },
+      false,
+    );
+    const file = loginSecretPath(ctx.home);
+    if (!existsSync(file)) {
+      throw new ClawboxError("CONFIG_INVALID", `${file}: no console login secret yet`, {
+        hint: "start the service once (clawbox run); it creates the secret",
+      });
+    }
+    let secret: string;
+    try {
+      secret = readLoginSecret(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EACCES")
+        throw new ClawboxError("CONFIG_INVALID", `${file}: not readable by this user`, {
+          hint: "run it as the service's user, e.g. sudo -u clawbox CLAWBOX_HOME=/var/lib/clawbox clawbox console url",
+        });
+      throw error;
+    }
+    const { server } = ctx.config().config;
+    const port = values.port === undefined ? server.port : Number(values.port);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new ClawboxError("CLI_USAGE", `--port: not a port number: ${values.port}`);
+    const base = consoleLinkBase(values.host ?? server.host, port);
+    ctx.stdout.write(`${loginLink(base, issueTicket(secret))}\n`);
+    ctx.stderr.write(
+      `(valid once, for ${TICKET_TTL_MS / 60_000} minutes; open it in a browser on this machine)\n`,
+    );
+    return 0;
+  },
+};
