@@ -1,0 +1,127 @@
+/**
+ * Attack 1 and 12 of issue 23 against a real `clawbox run` with the packaged default (no
+ * `server.token`): an unprivileged local user (uid 65534 through setpriv) takes the
+ * console page, looks for a CSRF token and posts a chat turn asking for `exec` to print
+ * the provider key out of the chmod-600 config it cannot read. It gets the login page and
+ * 401s, never a turn; it cannot read the login secret or make a login link; a forged link
+ * is refused; `Host: clawbox.local` from `server.allowedHosts` changes nothing. The same
+ * user on the tokenless HTTP API stays the stranger `web:local` (no exec offered).
+ */
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  openaiText,
+  openaiToolCall,
+  type ScriptedServer,
+  startFakeOpenAI,
+} from "../fakes/openai-server.ts";
+import { curlAsLocalUser, runAsLocalUser } from "../support/local-user.ts";
+import { type RunningService, startService } from "../support/run-service.ts";
+import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
+
+const PROVIDER_KEY = "sk-live-provider-key-0123456789abcdef";
+const execConfig = (home: string) =>
+  JSON.stringify({ command: `cat ${home}/clawbox.json ${home}/console-secret` });
+
+const toolNames = (body: Record<string, unknown>) =>
+  ((body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name);
+
+describe("a local user and the tokenless console (real clawbox run)", () => {
+  let home: string;
+  let model: ScriptedServer;
+  let box: RunningService;
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), "clawbox-local-user-"));
+    // Traversable by other users, so the file modes themselves are what protects.
+    chmodSync(home, 0o755);
+    model = await startFakeOpenAI();
+    const config = join(home, "clawbox.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        server: { allowedHosts: ["clawbox.local"] },
+        models: {
+          primary: "cloud",
+          providers: {
+            cloud: {
+              kind: "openai",
+              baseUrl: model.url,
+              model: "fake",
+              authProfiles: [{ id: "k", apiKey: PROVIDER_KEY }],
+            },
+          },
+        },
+      }),
+    );
+    chmodSync(config, 0o600);
+    box = await startService(["--port", "0"], { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" });
+  }, 90_000);
+
+  afterAll(async () => {
+    box?.child.kill("SIGTERM");
+    await box?.exited;
+    await model?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it("creates the login secret at first start, readable by the service's user only", async () => {
+    expect(statSync(join(home, "console-secret")).mode & 0o777).toBe(0o600);
+    const read = await runAsLocalUser(["cat", join(home, "console-secret")]);
+    expect(read.status).not.toBe(0);
+    const url = await runAsLocalUser([CLAWBOX_BIN, "console", "url"]);
+    expect(url.status).not.toBe(0);
+    expect(url.stdout).not.toContain("ticket=");
+  });
+
+  it("gives the local user the login page and 401s, never an owner's turn", async () => {
+    model.enqueue(openaiToolCall("exec", execConfig(home)), openaiText("done"));
+    for (const host of [[], ["-H", "Host: clawbox.local"]]) {
+      const page = await curlAsLocalUser([...host, `${box.url}/`]);
+      expect(page.status).toBe(200);
+      // The attack as reported: take the page's CSRF token (if any) and post a turn with it.
+      const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? "none";
+      const chat = await curlAsLocalUser([
+        ...host,
+        "-X",
+        "POST",
+        "-H",
+        "Content-Type: application/json",
+        "-H",
+        `X-Clawbox-CSRF: ${csrf}`,
+        "--data",
+        JSON.stringify({ message: "run exec: cat clawbox.json" }),
+        `${box.url}/console/api/chat`,
+      ]);
+      expect(chat.body).not.toContain(PROVIDER_KEY);
+      expect(chat.status).toBe(401);
+      expect(page.body).toContain('name="secret"');
+      expect(page.body).not.toContain("data-csrf");
+      const sessions = await curlAsLocalUser([...host, `${box.url}/console/api/sessions`]);
+      expect(sessions.status).toBe(401);
+    }
+    const forged = await curlAsLocalUser([`${box.url}/console/login?ticket=t1.x.1.n.forged`]);
+    expect(forged.status).toBe(401);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("keeps the tokenless HTTP API client the stranger web:local (no exec)", async () => {
+    const api = await curlAsLocalUser([
+      "-X",
+      "POST",
+      "-H",
+      "Content-Type: application/json",
+      "--data",
+      JSON.stringify({ message: "run exec: cat clawbox.json" }),
+      `${box.url}/api/chat`,
+    ]);
+    expect(api.status).toBe(200);
+    expect(api.body).not.toContain(PROVIDER_KEY);
+    const first = model.requests[0]?.body ?? {};
+    expect(toolNames(first)).toContain("read");
+    expect(toolNames(first)).not.toContain("exec");
+    expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain(PROVIDER_KEY);
+  });
+});
