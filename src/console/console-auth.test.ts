@@ -78,7 +78,10 @@ describe("one-time login links", () => {
     expect(verifier.redeem(issueTicket("another-secret-0000000000", clock))).toMatchObject({
       reason: "bad signature",
     });
-    const tampered = issueTicket(SECRET, clock).replace(/\.(\d+)\./, (_, t) => `.${Number(t) + 1}.`);
+    const tampered = issueTicket(SECRET, clock).replace(
+      /\.(\d+)\./,
+      (_, t) => `.${Number(t) + 1}.`,
+    );
     expect(verifier.redeem(tampered)).toMatchObject({ reason: "bad signature" });
     const late = issueTicket(SECRET, clock);
     clock.t += TICKET_TTL_MS + 1;

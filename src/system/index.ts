@@ -1,4 +1,5 @@
 export { type AtomicWriteOptions, removeFileDurable, writeFileAtomic } from "./atomic-write.ts";
+export { type BootClock, systemBootClock } from "./boot-clock.ts";
 export {
   type BoundedProcessOptions,
   type BoundedProcessResult,
@@ -23,4 +24,3 @@ export {
   type SystemdNotifierOptions,
   watchdogIntervalMs,
 } from "./systemd-notify.ts";
-export { type BootClock, systemBootClock } from "./boot-clock.ts";
