@@ -30,6 +30,13 @@ if [ -f "$here/clawbox.json" ]; then
   # The copy on the FAT boot partition is world-readable and may hold tokens.
   rm -f "$here/clawbox.json"
 fi
+# The console's login secret from prepare-sd.sh --console-secret: readable by the
+# service's user only; the copy on the FAT boot partition is readable by everyone.
+if [ -f "$here/console-secret" ]; then
+  install -d -o clawbox -g clawbox -m 0750 /var/lib/clawbox
+  install -o clawbox -g clawbox -m 0600 "$here/console-secret" /var/lib/clawbox/console-secret
+  rm -f "$here/console-secret"
+fi
 systemctl enable clawbox.service
 systemctl restart --no-block clawbox.service
 # Optional (prepare-sd.sh --pull-model): once the network is up, pull the chat model

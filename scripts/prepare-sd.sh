@@ -22,6 +22,8 @@ Usage: scripts/prepare-sd.sh --boot DIR --ssh-key FILE [options]
   --wifi-password PSK   (or env CLAWBOX_WIFI_PASSWORD, to keep it out of shell history)
   --wifi-country CC     two letters (required with --wifi-ssid), e.g. CN, DE, US
   --config FILE         clawbox.json to install as /etc/clawbox/clawbox.json
+  --console-secret S    the web console's login secret, 16+ characters without spaces
+                        (or env CLAWBOX_CONSOLE_SECRET); default: the box makes one
   --pull-model          at first boot, once online, pull the chat model recommended for the board
   --os auto|trixie|bookworm   first-boot mechanism (auto: cloud-init when the card has meta-data)
 USAGE
@@ -58,6 +60,7 @@ clean_cmdline() {
 boot="" ssh_key_file="" deb="" config="" os=auto
 hostname=clawbox user=clawbox-admin timezone=UTC locale=en_US.UTF-8 pull_model=0
 wifi_ssid="" wifi_password=${CLAWBOX_WIFI_PASSWORD:-} wifi_country=""
+console_secret=${CLAWBOX_CONSOLE_SECRET:-}
 while [ $# -gt 0 ]; do
   [ "$1" = -h ] || [ "$1" = --help ] && { usage; exit 0; }
   [ "$1" = --pull-model ] && { pull_model=1; shift; continue; }
@@ -66,7 +69,7 @@ while [ $# -gt 0 ]; do
     --boot) boot=$2 ;; --ssh-key) ssh_key_file=$2 ;; --deb) deb=$2 ;; --config) config=$2 ;;
     --hostname) hostname=$2 ;; --user) user=$2 ;; --timezone) timezone=$2 ;; --locale) locale=$2 ;;
     --wifi-ssid) wifi_ssid=$2 ;; --wifi-password) wifi_password=$2 ;; --wifi-country) wifi_country=$2 ;;
-    --os) os=$2 ;;
+    --os) os=$2 ;; --console-secret) console_secret=$2 ;;
     *) usage >&2; fail "unknown option $1" ;;
   esac
   shift 2
@@ -101,6 +104,10 @@ if [ -n "$wifi_ssid" ]; then
   wifi_psk=$(wpa_psk "$wifi_ssid" "$wifi_password") || exit 2
 fi
 case $os in auto|trixie|bookworm) ;; *) fail "--os $os: use auto, trixie or bookworm" ;; esac
+if [ -n "$console_secret" ]; then
+  [ ${#console_secret} -ge 16 ] || fail "--console-secret: at least 16 characters"
+  [[ $console_secret =~ ^[[:graph:]]+$ ]] || fail "--console-secret: no spaces or control characters"
+fi
 if [ -z "$deb" ]; then
   deb=$(ls "$root"/dist/clawbox_*_arm64.deb 2>/dev/null | sort -V | tail -n 1 || true)
   [ -n "$deb" ] || fail "no dist/clawbox_*_arm64.deb; run npm run build or pass --deb"
@@ -138,6 +145,10 @@ cp "$fw/install.sh" "$boot/clawbox/install.sh"
 # A config from an earlier run must not be installed when this run gives none.
 if [ -n "$config" ]; then cp "$config" "$boot/clawbox/clawbox.json"; else rm -f "$boot/clawbox/clawbox.json"; fi
 rm -f "$boot/clawbox/pull-model"
+# The console's login secret: install.sh moves it to /var/lib/clawbox (0600) and removes
+# it from the card (the FAT partition is readable by every user of the box).
+rm -f "$boot/clawbox/console-secret"
+if [ -n "$console_secret" ]; then (umask 077 && printf '%s\n' "$console_secret" >"$boot/clawbox/console-secret"); fi
 [ "$pull_model" = 0 ] || : >"$boot/clawbox/pull-model"
 
 if [ "$os" = trixie ]; then
@@ -175,4 +186,5 @@ cat "$fw/config.txt" >>"$boot/config.txt"
 
 sync
 echo "prepare-sd: $boot ready for first boot ($os): host $hostname, user $user, $(basename "$deb")"
+[ -z "$console_secret" ] || echo "prepare-sd: console login secret set (type it on the console's login page)"
 [ -n "$wifi_ssid" ] && echo "prepare-sd: Wi-Fi \"$wifi_ssid\" ($wifi_country)" || echo "prepare-sd: no Wi-Fi; connect Ethernet"

@@ -5,7 +5,7 @@
  * writes a shell-quoted settings file and one cmdline entry, and reruns are idempotent.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cardText, KEY, makeFakeCard, PASSWORD, prepare, wpaPsk } from "./fake-card.ts";
@@ -173,5 +173,30 @@ describe("prepare-sd.sh", () => {
     const again = prepare(args);
     expect(again.status).toBe(0);
     expect(existsSync(join(card.boot, "clawbox", "pull-model"))).toBe(false);
+  });
+
+  it("--console-secret puts the console's login secret on the card for install.sh to move, and a rerun without it removes it", () => {
+    const card = fakeCard(true);
+    const args = ["--boot", card.boot, "--ssh-key", card.key, "--deb", card.deb];
+    const secret = "my-box-secret-$'\"x";
+    const run = prepare([...args, "--console-secret", secret]);
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const file = join(card.boot, "clawbox", "console-secret");
+    expect(readFileSync(file, "utf8")).toBe(`${secret}\n`);
+    expect(statSync(file).mode & 0o077).toBe(0);
+    const install = readFileSync(join(card.boot, "clawbox", "install.sh"), "utf8");
+    expect(install).toContain(
+      'install -o clawbox -g clawbox -m 0600 "$here/console-secret" /var/lib/clawbox/console-secret',
+    );
+    expect(install).toContain('rm -f "$here/console-secret"');
+    const short = prepare([...args, "--console-secret", "short"]);
+    expect(short.status).toBe(2);
+    expect(short.stderr).toContain("--console-secret: at least 16 characters");
+    const spaced = prepare([...args, "--console-secret", "has a space in it, long"]);
+    expect(spaced.status).toBe(2);
+    const again = prepare(args);
+    expect(again.status).toBe(0);
+    expect(existsSync(file)).toBe(false);
   });
 });
