@@ -68,12 +68,9 @@ export interface ModelCallResult {
   thinkingLevel: ThinkingLevel;
 }
 
-/** True when the error says the model does not take this thinking/reasoning level. */
+/** True when the provider classified the error as "this thinking/reasoning level is refused". */
 export function rejectsThinkingLevel(error: ClawboxError): boolean {
-  if (error.details?.thinkingLevelRejected === true) return true;
-  return /\b(thinking|reasoning)(_effort| effort| level|\.|\b)[^\n]{0,80}\b(not supported|unsupported|invalid|not allowed|does not support|not available)/i.test(
-    error.message,
-  );
+  return error.details?.thinkingLevelRejected === true;
 }
 
 function lowerThinking(level: ThinkingLevel): ThinkingLevel {

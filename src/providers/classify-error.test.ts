@@ -14,7 +14,10 @@ describe("error classification", () => {
     "input exceeds the model's context window",
     "context_window_exceeded",
     "Input is too long for requested model",
-    'ollama: "context length exceeded"',
+    // Ollama's runner and its llama-server runner; vLLM's input processor
+    "the input length exceeds the context length",
+    "the prompt is longer than the context length currently available to the model; shorten the prompt",
+    "The decoder prompt (length 40000) is longer than the maximum model length of 32768.",
     "the request exceeds the available context size, try increasing it",
     "输入上下文过长",
     // DashScope, llama-server's error type, Mistral, Moonshot, Gemini, MiniMax
@@ -29,6 +32,22 @@ describe("error classification", () => {
     expect(
       classifyHttpError(400, JSON.stringify({ error: { message: text } }), { provider: "p" }).code,
     ).toBe("CONTEXT_OVERFLOW");
+  });
+
+  it.each([
+    `invalid reasoning value: 'minimal' (must be "high", "medium", "low", or "none")`,
+    '"qwen2.5:7b" does not support thinking',
+    "Unsupported value: 'reasoning_effort' does not support 'minimal' with this model.",
+    "thinking is not supported by this model",
+  ])("marks a refused thinking level: %s", (text) => {
+    const body = JSON.stringify({ error: { message: text, type: "invalid_request_error" } });
+    const error = classifyHttpError(400, body, { provider: "p" });
+    expect(error.details?.thinkingLevelRejected).toBe(true);
+  });
+
+  it("does not mark other refusals as a thinking-level rejection", () => {
+    const error = classifyHttpError(400, "invalid model name", { provider: "p" });
+    expect(error.details?.thinkingLevelRejected).toBeUndefined();
   });
 
   it("checks rate-limit and billing wording before overflow wording", () => {

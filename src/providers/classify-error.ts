@@ -5,8 +5,9 @@
  * fall back (PROVIDER_BILLING, PROVIDER_NETWORK, PROVIDER_TIMEOUT, MODEL_CRASHED),
  * compact and retry (CONTEXT_OVERFLOW). Overload is recognized before rate limits,
  * rate-limit and billing texts before overflow ones, because some providers word quota
- * errors like "too many tokens". Texts are scrubbed of the given secrets before they
- * reach a message.
+ * errors like "too many tokens". A server refusing the requested thinking level is marked
+ * `details.thinkingLevelRejected` (the agent steps the level down). Texts are scrubbed of
+ * the given secrets before they reach a message.
  */
 import { ClawboxError, type ErrorCode } from "../errors/index.ts";
 import { redact } from "../system/index.ts";
@@ -44,6 +45,14 @@ const OVERFLOW = [
   // llama-server's error type; DashScope (Qwen): "Range of input length should be [1, 30720]"
   /exceed_context_size_error/i,
   /range of input length should be/i,
+  // Ollama: its runner's errorInputTooLong (HTTP 400, or 500 where the status is lost)
+  // and, since its llama-server runner, "the prompt is longer than the context length
+  // currently available to the model" (llm/llama_server.go)
+  /input length exceeds the context length/i,
+  /prompt is longer than the context length/i,
+  // vLLM: "The decoder prompt (length 40000) is longer than the maximum model length of
+  // 32768" (vllm/v1/engine/processor.py, _validate_model_input)
+  /is longer than the maximum model length/i,
   // Mistral, vLLM, Moonshot, Gemini, MiniMax wordings
   /too large for model with \d+ maximum context length/i,
   /exceeded model token limit/i,
@@ -52,6 +61,22 @@ const OVERFLOW = [
   /model_context_window_exceeded/i,
   /上下文(过长|长度|超出|超过)|超出.*(上下文|最大长度)|超过.*最大.*长度/,
 ];
+
+/**
+ * A server refusing the thinking/reasoning level it was asked for: Ollama's OpenAI layer
+ * ("invalid reasoning value: 'minimal' (must be …)", and `"m" does not support thinking`
+ * for a model without thinking), OpenAI ("Unsupported value: 'reasoning_effort' does not
+ * support 'minimal' with this model"), and similar wordings.
+ */
+const THINKING_LEVEL_REJECTED = [
+  /\b(thinking|reasoning)(_effort| effort| level|\.|\b)[^\n]{0,80}\b(not supported|unsupported|invalid|not allowed|does not support|not available)/i,
+  /invalid reasoning (value|effort)/i,
+  /does not support (thinking|reasoning)/i,
+];
+
+export function isThinkingLevelRejectedText(text: string): boolean {
+  return THINKING_LEVEL_REJECTED.some((re) => re.test(text));
+}
 
 export interface ClassifyContext {
   /** Provider id, named in the message. */
@@ -96,6 +121,9 @@ export function classifyHttpError(
           provider: ctx.provider,
           status,
           ...(ctx.retryAfterMs !== undefined ? { retryAfterMs: ctx.retryAfterMs } : {}),
+          ...(status < 500 && isThinkingLevelRejectedText(detail)
+            ? { thinkingLevelRejected: true }
+            : {}),
         },
       },
     );

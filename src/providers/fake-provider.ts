@@ -20,7 +20,7 @@ export interface FakeStep {
   thinking?: string;
   toolCalls?: { name: string; arguments: Record<string, unknown>; id?: string }[];
   /** End the call with this classified error (after streaming any text). */
-  error?: { code: ErrorCode; message: string };
+  error?: { code: ErrorCode; message: string; details?: Record<string, unknown> };
   /** Never answer: wait until the request is aborted. */
   hang?: boolean;
   usage?: Partial<Usage>;
@@ -143,7 +143,9 @@ export function createFakeProvider(options: FakeProviderOptions): FakeProvider {
       yield {
         type: "error",
         message,
-        error: new ClawboxError(step.error.code, step.error.message),
+        error: new ClawboxError(step.error.code, step.error.message, {
+          ...(step.error.details ? { details: step.error.details } : {}),
+        }),
       };
       return;
     }

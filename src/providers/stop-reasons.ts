@@ -2,8 +2,9 @@
  * Ways a remote model ends a reply that are neither a finish nor a transport failure,
  * turned into classified errors so the user gets plain words instead of an empty
  * "successful" reply:
- * - OpenAI `finish_reason: "content_filter"`, Anthropic `stop_reason: "refusal"` and
- *   `"pause_turn"` → PROVIDER_STOPPED with the raw reason in `details.stopReason`;
+ * - OpenAI `finish_reason: "content_filter"` and a streamed `delta.refusal`, Anthropic
+ *   `stop_reason: "refusal"` and `"pause_turn"` → PROVIDER_STOPPED with the raw reason in
+ *   `details.stopReason`;
  * - Anthropic `"model_context_window_exceeded"` → CONTEXT_OVERFLOW (compact and retry);
  * - MiniMax `base_resp.status_code` (sent even with HTTP 200) → the matching class, so
  *   a bad key rotates like a 401. Codes from MiniMax's published error-code table.
@@ -18,8 +19,12 @@ const STOPPED_WHAT: Record<string, string> = {
   pause_turn: "the service paused the turn before it finished",
 };
 
-/** A reply the model or service ended early for `reason` (content_filter, refusal, pause_turn). */
-export function stoppedEarly(provider: string, reason: string): ClawboxError {
+/**
+ * A reply the model or service ended early for `reason` (content_filter, refusal,
+ * pause_turn); `said` is what the model gave as its reason (OpenAI's `refusal` text), for
+ * the log.
+ */
+export function stoppedEarly(provider: string, reason: string, said?: string): ClawboxError {
   if (reason === "model_context_window_exceeded") {
     return new ClawboxError(
       "CONTEXT_OVERFLOW",
@@ -29,7 +34,7 @@ export function stoppedEarly(provider: string, reason: string): ClawboxError {
   }
   return new ClawboxError(
     "PROVIDER_STOPPED",
-    `${provider}: ${STOPPED_WHAT[reason] ?? `the reply stopped early (${reason})`}`,
+    `${provider}: ${STOPPED_WHAT[reason] ?? `the reply stopped early (${reason})`}${said ? `: ${said}` : ""}`,
     { details: { provider, stopReason: reason } },
   );
 }

@@ -169,6 +169,7 @@ describe("outer loop", () => {
               error: {
                 code: "PROVIDER_BAD_RESPONSE",
                 message: `reasoning effort ${req.thinkingLevel} is not supported by this model`,
+                details: { thinkingLevelRejected: true },
               },
             }
           : { text: `ok at ${req.thinkingLevel}` },

@@ -3,7 +3,12 @@
  * provider and agent tests. Replies are scripted per request (text, tool calls, faults);
  * with nothing scripted it answers "ok". Keys are read from `Authorization: Bearer`.
  */
-import { type ScriptedServer, type Step, startScriptedServer } from "./scripted-sse-server.ts";
+import {
+  type RecordedRequest,
+  type ScriptedServer,
+  type Step,
+  startScriptedServer,
+} from "./scripted-sse-server.ts";
 
 export type { ScriptedServer, Step } from "./scripted-sse-server.ts";
 
@@ -17,7 +22,35 @@ export function startFakeOpenAI(): Promise<ScriptedServer> {
   return startScriptedServer(
     (headers) => headers.authorization?.replace(/^Bearer\s+/i, ""),
     () => openaiText("ok"),
+    reasoningModelRefusal,
   );
+}
+
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, the gpt-5 family except the gpt-5 chat
+ * models) take neither `max_tokens` nor a sampling temperature other than the default
+ * (reasoning guide, "Limitations"; the API answers 400 `unsupported_parameter` /
+ * `unsupported_value` with these messages).
+ */
+function reasoningModelRefusal(request: RecordedRequest): Step | undefined {
+  const model = String(request.body.model ?? "");
+  if (!/^(o\d|gpt-5)/.test(model) || /^gpt-5[^/]*-chat/.test(model)) return undefined;
+  if (request.body.max_tokens !== undefined) {
+    return openaiStatus(
+      400,
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      { code: "unsupported_parameter", param: "max_tokens" },
+    );
+  }
+  const temperature = request.body.temperature;
+  if (temperature !== undefined && temperature !== 1) {
+    return openaiStatus(
+      400,
+      `Unsupported value: 'temperature' does not support ${String(temperature)} with this model. Only the default (1) value is supported.`,
+      { code: "unsupported_value", param: "temperature" },
+    );
+  }
+  return undefined;
 }
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null): { data: unknown } {
@@ -108,13 +141,18 @@ export function openaiToolCall(
 export function openaiStatus(
   status: number,
   message: string,
-  options: { type?: string; code?: string; headers?: Record<string, string> } = {},
+  options: { type?: string; code?: string; param?: string; headers?: Record<string, string> } = {},
 ): Step {
   return {
     kind: "status",
     status,
     body: {
-      error: { message, type: options.type ?? "invalid_request_error", code: options.code ?? null },
+      error: {
+        message,
+        type: options.type ?? "invalid_request_error",
+        param: options.param ?? null,
+        code: options.code ?? null,
+      },
     },
     ...(options.headers ? { headers: options.headers } : {}),
   };

@@ -23,6 +23,11 @@ export type Step =
       holdAfter?: number;
       /** Milliseconds between events (default 2). */
       delayMs?: number;
+      /**
+       * After this many events, reset the connection (TCP RST, as a crashed proxy or a
+       * dropped NAT entry does) instead of finishing the stream.
+       */
+      resetAfter?: number;
     }
   | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
   /** Sends `text` as the response body verbatim, with this content type (default SSE). */
@@ -115,6 +120,13 @@ async function answer(step: Step, res: ServerResponse): Promise<void> {
       return;
     }
     if (step.holdAfter !== undefined && index >= step.holdAfter) return;
+    if (step.resetAfter !== undefined && index >= step.resetAfter) {
+      // Give the client time to read what was sent, then reset: the test is about what
+      // happens to a reply whose every byte arrived before the connection died.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      res.socket?.resetAndDestroy();
+      return;
+    }
     const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
     res.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${data}\n\n`);
     await new Promise((resolve) => setTimeout(resolve, step.delayMs ?? 2));

@@ -16,6 +16,8 @@ export const openaiChunk = z.object({
             content: z.nullish(z.string()),
             reasoning_content: z.nullish(z.string()),
             reasoning: z.nullish(z.string()),
+            /** OpenAI: the model's refusal, streamed instead of `content`. */
+            refusal: z.nullish(z.string()),
             tool_calls: z.nullish(z.array(toolCallDelta)),
           }),
         ),

@@ -1,9 +1,14 @@
 /**
  * OpenAI-compatible chat completions over streaming SSE (OpenAI, DashScope/Qwen,
- * MiniMax, llama-server, Ollama by base URL). Text, reasoning and tool-call deltas are
- * assembled across chunks; usage comes from the final chunk (`include_usage`), with
- * `cached_tokens` reported as cacheRead. A stream that ends before `[DONE]` or a
- * finish reason, or a tool call whose arguments are not JSON, ends as a classified error.
+ * MiniMax, llama-server, vLLM, Ollama, OpenRouter). Text, reasoning and tool-call deltas
+ * are assembled across chunks; usage comes from the final chunk (`include_usage`), with
+ * `cached_tokens` reported as cacheRead. A stream that ends before `[DONE]` or a finish
+ * reason, or a tool call whose arguments are not JSON, ends as a classified error; a
+ * connection lost after the finish reason arrived loses only the usage, so the reply
+ * (and its complete tool calls) is kept. An `error` object inside the stream is
+ * classified by its numeric `code` as the HTTP status it stands for (OpenRouter, vLLM),
+ * `finish_reason: "error"` is a server failure, and a streamed `refusal` is reported as
+ * the model refusing, not as an empty answer.
  */
 import { randomUUID } from "node:crypto";
 import type { OpenAIProviderConfig } from "../../config/index.ts";
@@ -11,7 +16,7 @@ import { ClawboxError } from "../../errors/index.ts";
 import type { StopReason, ToolCall } from "../../messages/index.ts";
 import type { AssistantMessageBuilder } from "../assistant-message-builder.ts";
 import type { AuthProfile } from "../auth-profiles.ts";
-import { classifyStreamError, scrub } from "../classify-error.ts";
+import { classifyHttpError, classifyStreamError, scrub } from "../classify-error.ts";
 import type { ProviderEvent, ProviderRequest } from "../provider.ts";
 import { RemoteProvider, type RemoteProviderDeps } from "../remote-provider.ts";
 import type { SseEvent } from "../sse-reader.ts";
@@ -56,16 +61,28 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
   ): AsyncGenerator<ProviderEvent, StopReason> {
     const calls = new Map<number, PartialCall>();
     const toolNames = new Set(request.tools.map((tool) => tool.name));
+    const reply = { refusal: "" };
     let finish: string | undefined;
     let sawDone = false;
-    for await (const event of events) {
+    const stream = events[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<SseEvent>;
+      try {
+        next = await stream.next();
+      } catch (error) {
+        // The finish reason ends the choice: only usage and `[DONE]` were still to come.
+        if (finish !== undefined && isConnectionLost(error)) break;
+        throw error;
+      }
+      if (next.done) break;
+      const event = next.value;
       if (event.event === "error") throw this.streamError(event.data);
       if (event.data.trim() === "[DONE]") {
         sawDone = true;
         break;
       }
       const chunk = this.parseChunk(event.data);
-      for (const out of this.applyChunk(chunk, builder, calls, toolNames)) yield out;
+      for (const out of this.applyChunk(chunk, builder, calls, toolNames, reply)) yield out;
       const reason = chunk.choices?.find((choice) => choice.finish_reason)?.finish_reason;
       if (reason) finish = reason;
     }
@@ -78,7 +95,20 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
         },
       );
     }
+    if (finish === "error") {
+      throw new ClawboxError(
+        "PROVIDER_NETWORK",
+        `${this.id}: the service ended the reply with an error`,
+        {
+          details: { provider: this.id, finishReason: finish },
+        },
+      );
+    }
     if (finish === "content_filter") throw stoppedEarly(this.id, "content_filter");
+    if (reply.refusal !== "") {
+      builder.appendText(reply.refusal);
+      throw stoppedEarly(this.id, "refusal", scrub(reply.refusal.slice(0, 200)));
+    }
     const cutOff = finish === "length";
     for (const call of this.finishCalls(calls, cutOff)) {
       builder.addToolCall(call);
@@ -144,10 +174,21 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
     return parsed.data;
   }
 
-  /** An `error` object, or a MiniMax `base_resp` with a non-zero status code. */
+  /**
+   * An `error` object, or a MiniMax `base_resp` with a non-zero status code. A numeric
+   * `error.code` is the HTTP status the error would have had before the stream opened
+   * (OpenRouter: "code is the HTTP status"; vLLM: 400 BadRequestError, 500
+   * InternalServerError), so it is classified like that status.
+   */
   private chunkError(chunk: OpenAIChunk, secrets: string[]): ClawboxError | undefined {
     const error = chunk.error;
     if (error) {
+      if (typeof error.code === "number" && error.code >= 400 && error.code <= 599) {
+        return classifyHttpError(error.code, error.message ?? error.type ?? "", {
+          provider: this.id,
+          secrets,
+        });
+      }
       const code = typeof error.code === "string" ? error.code : "";
       return classifyStreamError(`${error.type ?? ""} ${code}`.trim(), error.message ?? "", {
         provider: this.id,
@@ -169,6 +210,7 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
     builder: AssistantMessageBuilder,
     calls: Map<number, PartialCall>,
     toolNames: Set<string>,
+    reply: { refusal: string },
   ): Generator<ProviderEvent> {
     if (chunk.usage) {
       const prompt = chunk.usage.prompt_tokens ?? 0;
@@ -192,6 +234,7 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
         builder.appendText(delta.content);
         yield { type: "text_delta", delta: delta.content };
       }
+      if (delta.refusal) reply.refusal += delta.refusal;
       for (const part of delta.tool_calls ?? []) {
         const index = part.index ?? calls.size;
         const call = calls.get(index) ?? { id: "", name: "", args: "" };
@@ -231,4 +274,12 @@ export function mergeToolName(current: string, incoming: string, known: Set<stri
   if (current === "" || incoming === current || incoming.startsWith(current)) return incoming;
   if (known.has(incoming) && !known.has(current + incoming)) return incoming;
   return current + incoming;
+}
+
+/** Reading the stream failed: the connection dropped or went quiet (not an abort). */
+function isConnectionLost(error: unknown): boolean {
+  return (
+    error instanceof ClawboxError &&
+    (error.code === "PROVIDER_NETWORK" || error.code === "PROVIDER_TIMEOUT")
+  );
 }

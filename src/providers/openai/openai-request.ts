@@ -9,6 +9,7 @@ import type { Message } from "../../messages/index.ts";
 import type { ProviderRequest } from "../provider.ts";
 import { normalizeToolSchema } from "../tool-schema.ts";
 import {
+  acceptsTemperature,
   maxTokensField,
   type OpenAIFlavor,
   replaysReasoning,
@@ -38,7 +39,7 @@ export function openaiBody(
     ...thinkingFields(flavor, request.thinkingLevel),
   };
   const temperature = request.temperature ?? config.temperature;
-  if (temperature !== undefined) body.temperature = temperature;
+  if (temperature !== undefined && acceptsTemperature(config.model)) body.temperature = temperature;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       type: "function",
@@ -76,16 +77,22 @@ function wireMessage(message: Message, withReasoning: boolean): Record<string, u
       : [],
   );
   if (text === "" && calls.length === 0) return [];
-  // DeepSeek: the reasoning of a turn that called tools must go back in every later request.
+  // DeepSeek thinking mode: every turn that called tools carries `reasoning_content` in
+  // every later request (400 when it is missing): its own reasoning, or "" for a turn
+  // another model produced, which has none to give.
   const reasoning =
     withReasoning && calls.length > 0
-      ? message.content.flatMap((block) => (block.type === "thinking" ? [block.thinking] : []))
-      : [];
+      ? message.content
+          .flatMap((block) =>
+            block.type === "thinking" && !block.redacted ? [block.thinking] : [],
+          )
+          .join("")
+      : undefined;
   return [
     {
       role: "assistant",
       content: text === "" ? null : text,
-      ...(reasoning.length > 0 ? { reasoning_content: reasoning.join("") } : {}),
+      ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     },
   ];
