@@ -7,8 +7,7 @@
  * connection lost after the finish reason arrived loses only the usage, so the reply
  * (and its complete tool calls) is kept. An `error` object inside the stream is
  * classified by its numeric `code` as the HTTP status it stands for (OpenRouter, vLLM),
- * `finish_reason: "error"` is a server failure, and a streamed `refusal` is reported as
- * the model refusing, not as an empty answer.
+ * and a streamed `refusal` is reported as the model refusing, not as an empty answer.
  */
 import { randomUUID } from "node:crypto";
 import type { OpenAIProviderConfig } from "../../config/index.ts";
@@ -92,15 +91,6 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
         `${this.id}: response stream ended before the reply was complete`,
         {
           hint: "the connection dropped; try again",
-        },
-      );
-    }
-    if (finish === "error") {
-      throw new ClawboxError(
-        "PROVIDER_NETWORK",
-        `${this.id}: the service ended the reply with an error`,
-        {
-          details: { provider: this.id, finishReason: finish },
         },
       );
     }
