@@ -12,6 +12,7 @@
  *   invalid_request_error for 400 and api_error otherwise (`openai.NewError`); chunks
  *   carry thinking in `delta.reasoning` and text in `delta.content` (`openai.ToChunks`).
  */
+import { openaiStatus } from "./openai-server.ts";
 import {
   type RecordedRequest,
   type ScriptedServer,
@@ -64,18 +65,9 @@ function think(request: RecordedRequest): string | false | undefined {
 
 /** An error as Ollama's OpenAI middleware writes it (`openai.NewError`). */
 export function ollamaError(status: number, message: string): Step {
-  return {
-    kind: "status",
-    status,
-    body: {
-      error: {
-        message,
-        type: status === 400 ? "invalid_request_error" : "api_error",
-        param: null,
-        code: null,
-      },
-    },
-  };
+  return openaiStatus(status, message, {
+    type: status === 400 ? "invalid_request_error" : "api_error",
+  });
 }
 
 /**
@@ -87,7 +79,8 @@ export function ollamaInputTooLong(status: 400 | 500 = 400): Step {
   return ollamaError(status, "the input length exceeds the context length");
 }
 
-function chunk(delta: Record<string, unknown>, finish: string | null = null): { data: unknown } {
+/** A `chat.completion.chunk` as `openai.ToChunks` writes it. */
+function ollamaChunk(fields: Record<string, unknown>): { data: unknown } {
   return {
     data: {
       id: "chatcmpl-123",
@@ -95,9 +88,13 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): { 
       created: 1_700_000_000,
       model: "qwen3:8b",
       system_fingerprint: "fp_ollama",
-      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...fields,
     },
   };
+}
+
+function chunk(delta: Record<string, unknown>, finish: string | null = null): { data: unknown } {
+  return ollamaChunk({ choices: [{ index: 0, delta, finish_reason: finish }] });
 }
 
 /** A streamed reply: thinking (when given) in `delta.reasoning`, then the text. */
@@ -108,17 +105,10 @@ export function ollamaReply(text: string, reasoning = ""): Step {
       ...(reasoning ? [chunk({ role: "assistant", content: "", reasoning })] : []),
       chunk({ role: "assistant", content: text }),
       chunk({ role: "assistant", content: "" }, "stop"),
-      {
-        data: {
-          id: "chatcmpl-123",
-          object: "chat.completion.chunk",
-          created: 1_700_000_000,
-          model: "qwen3:8b",
-          system_fingerprint: "fp_ollama",
-          choices: [],
-          usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
-        },
-      },
+      ollamaChunk({
+        choices: [],
+        usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+      }),
       { data: "[DONE]" },
     ],
   };

@@ -3,6 +3,7 @@
  * steps for the fake OpenAI server. Each builder names the server and the public source
  * it follows; none is derived from clawbox's own parser.
  */
+import { openaiToolCall } from "./openai-server.ts";
 import type { Step } from "./scripted-sse-server.ts";
 
 type Json = Record<string, unknown>;
@@ -303,21 +304,6 @@ export function openrouterMidStreamError(
  * which the connection is reset before the usage chunk and `[DONE]` arrive.
  */
 export function toolCallThenReset(name: string, rawArguments: string): Step {
-  return {
-    kind: "events",
-    events: [
-      chunk({
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          { index: 0, id: "call_rst1", type: "function", function: { name, arguments: "" } },
-        ],
-      }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: rawArguments } }] }),
-      chunk({}, "tool_calls"),
-      usage,
-      { data: "[DONE]" },
-    ],
-    resetAfter: 3,
-  };
+  const step = openaiToolCall(name, rawArguments, { id: "call_rst1" });
+  return step.kind === "events" ? { ...step, resetAfter: 4 } : step;
 }

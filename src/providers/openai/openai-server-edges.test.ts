@@ -14,6 +14,10 @@ import {
 } from "../../../test/fakes/openai-compatible-quirks.ts";
 import { type ScriptedServer, startFakeOpenAI } from "../../../test/fakes/openai-server.ts";
 import { type CollectedStream, collectStream } from "../../../test/support/collect-stream.ts";
+import {
+  hiWithReadFile,
+  openaiProviderConfig,
+} from "../../../test/support/openai-provider-fixture.ts";
 import type { OpenAIProviderConfig } from "../../config/index.ts";
 import { type AssistantMessage, emptyUsage, type Message } from "../../messages/index.ts";
 import { failureMessage } from "../failure-message.ts";
@@ -37,29 +41,10 @@ afterAll(async () => {
 });
 
 function provider(server: ScriptedServer, overrides: Partial<OpenAIProviderConfig> = {}) {
-  return new OpenAIProvider("edge", {
-    kind: "openai",
-    baseUrl: `${server.url}/v1`,
-    model: "some-model",
-    authProfiles: [{ id: "only", apiKey: "key-one-000000" }],
-    contextWindow: 8192,
-    maxTokens: 256,
-    timeoutMs: 2000,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    ...overrides,
-  });
+  return new OpenAIProvider("edge", openaiProviderConfig(`${server.url}/v1`, overrides));
 }
 
-const readFile = {
-  name: "read_file",
-  description: "read a file",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
-const request: ProviderRequest = {
-  systemPrompt: "sys",
-  messages: [{ role: "user", content: "hi", timestamp: 0 }],
-  tools: [readFile],
-};
+const request = hiWithReadFile;
 const withLevel = (thinkingLevel: ThinkingLevel): ProviderRequest => ({
   ...request,
   thinkingLevel,
@@ -101,16 +86,7 @@ describe("Ollama's reasoning_effort", () => {
     );
     const guessed = new OpenAIProvider(
       "edge",
-      {
-        kind: "openai",
-        baseUrl: "http://192.168.1.40:11434/v1",
-        model: "qwen3:8b",
-        authProfiles: [],
-        contextWindow: 8192,
-        maxTokens: 256,
-        timeoutMs: 2000,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      },
+      openaiProviderConfig("http://192.168.1.40:11434/v1", { model: "qwen3:8b" }),
       { fetch: viaFake },
     );
     const result = await collectStream(guessed, withLevel("minimal"));

@@ -17,6 +17,10 @@ import {
   startFakeOpenAI,
 } from "../../../test/fakes/openai-server.ts";
 import { type CollectedStream, collectStream } from "../../../test/support/collect-stream.ts";
+import {
+  hiWithReadFile,
+  openaiProviderConfig,
+} from "../../../test/support/openai-provider-fixture.ts";
 import type { OpenAIProviderConfig } from "../../config/index.ts";
 import type { AssistantMessage } from "../../messages/index.ts";
 import { failureMessage } from "../failure-message.ts";
@@ -30,29 +34,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function config(overrides: Partial<OpenAIProviderConfig> = {}): OpenAIProviderConfig {
-  return {
-    kind: "openai",
-    baseUrl: `${server.url}/v1`,
-    model: "some-model",
-    authProfiles: [{ id: "only", apiKey: "key-one-000000" }],
-    contextWindow: 8192,
-    maxTokens: 256,
-    timeoutMs: 2000,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    ...overrides,
-  };
+  return openaiProviderConfig(`${server.url}/v1`, overrides);
 }
 
-const tool = {
-  name: "read_file",
-  description: "read a file",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
-const request: ProviderRequest = {
-  systemPrompt: "sys",
-  messages: [{ role: "user", content: "hi", timestamp: 0 }],
-  tools: [tool],
-};
+const request = hiWithReadFile;
 
 function run(overrides: Partial<OpenAIProviderConfig> = {}, req = request, sleeps: number[] = []) {
   const provider = new OpenAIProvider("oa", config(overrides), {
