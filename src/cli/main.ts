@@ -1,12 +1,15 @@
 /**
  * Entry point of the `clawbox` program (source run and compiled binary alike).
- * Global flags: --home DIR, --version, --help. Exit codes: 0 ok, 1 failure,
- * 2 usage or configuration error.
+ * Global flags: --home DIR, --version, --help. Exit codes: the table in exit-codes.ts
+ * (0 ok, 1 failed, 2 usage or not found, 130 Ctrl-C).
  */
 import { isClawboxError } from "../errors/index.ts";
 import { resolveHome } from "../system/index.ts";
 import { createCliContext, type Output } from "./cli-context.ts";
 import { COMMANDS } from "./commands/index.ts";
+import { ensureHome } from "./ensure-home.ts";
+import { EXIT, exitCodeOf } from "./exit-codes.ts";
+import { checkCommandArgs } from "./parse-args.ts";
 import { VERSION } from "./version.ts";
 
 function helpText(): string {
@@ -25,6 +28,8 @@ function helpText(): string {
     "  --version    print the version",
     "  --help       this text; `clawbox <command> --help` for a command",
     "",
+    "Exit codes: 0 ok, 1 failed, 2 usage error or not found, 130 stopped with Ctrl-C.",
+    "",
   ].join("\n");
 }
 
@@ -33,6 +38,9 @@ export interface MainIo {
   stderr: Output;
   env: Record<string, string | undefined>;
 }
+
+/** Commands that never read or write the home folder (they may run on a missing one). */
+const WITHOUT_HOME = new Set(["config"]);
 
 export async function main(argv: string[], io: MainIo): Promise<number> {
   const rest: string[] = [];
@@ -44,7 +52,7 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
       home = arg.includes("=") ? arg.slice(7) : argv[++i];
       if (!home) {
         io.stderr.write("clawbox: --home needs a folder\n");
-        return 2;
+        return EXIT.usage;
       }
       continue;
     }
@@ -53,23 +61,36 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
   const [name, ...args] = rest;
   if (name === "--version" || name === "-v" || name === "version") {
     io.stdout.write(`clawbox ${VERSION}\n`);
-    return 0;
+    return EXIT.ok;
   }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(helpText());
-    return name ? 0 : 2;
+    return name ? EXIT.ok : EXIT.usage;
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
     io.stderr.write(`clawbox: unknown command "${name}"\n\n${helpText()}`);
-    return 2;
+    return EXIT.usage;
   }
   const command = await entry.load();
   if (args.includes("--help") || args.includes("-h")) {
     io.stdout.write(`${command.usage}\n`);
-    return 0;
+    return EXIT.ok;
   }
-  const ctx = createCliContext(resolveHome(home, io.env), io);
+  const homeDir = resolveHome(home, io.env);
+  try {
+    // Before anything starts: a wrong subcommand or flag changes nothing.
+    checkCommandArgs(command, args);
+    if (!WITHOUT_HOME.has(name) && ensureHome(homeDir)) {
+      io.stderr.write(`clawbox: created a new home at ${homeDir}\n`);
+    }
+  } catch (error) {
+    if (!isClawboxError(error)) throw error;
+    io.stderr.write(`clawbox ${name}: ${error.message}\n`);
+    if (error.code === "CLI_USAGE") io.stderr.write(`\n${command.usage}\n`);
+    return exitCodeOf(error.code);
+  }
+  const ctx = createCliContext(homeDir, io);
   try {
     const code = await command.run(ctx, args);
     return ctx.keepAlive ? await ctx.keepAlive : code;
@@ -80,12 +101,12 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
     if (isClawboxError(error)) {
       io.stderr.write(`clawbox ${name}: ${error.message}\n`);
       if (error.code === "CLI_USAGE") io.stderr.write(`\n${command.usage}\n`);
-      return error.code === "CLI_USAGE" || error.code.startsWith("CONFIG_") ? 2 : 1;
+      return exitCodeOf(error.code);
     }
     io.stderr.write(
       `clawbox ${name}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
-    return 1;
+    return EXIT.failed;
   } finally {
     ctx.close();
   }

@@ -1,6 +1,11 @@
-/** Thin wrapper over node:util parseArgs that turns its errors into CLI_USAGE errors. */
+/**
+ * Argument parsing for commands: node:util parseArgs (strict) with its errors turned into
+ * CLI_USAGE, and the check the runner makes against a command's declared `args` before
+ * anything starts.
+ */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ClawboxError } from "../errors/index.ts";
+import type { ArgSpec, Command } from "./command.ts";
 
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(
   args: string[],
@@ -12,4 +17,44 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"
   } catch (error) {
     throw new ClawboxError("CLI_USAGE", error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Parses `args` with one spec (typed values for the command). */
+export function parseWith<S extends ArgSpec>(args: string[], spec: S) {
+  return parseCommandArgs(args, spec.options as S["options"], spec.positionals);
+}
+
+/** "list, add or rm" */
+export function listWords(words: readonly string[]): string {
+  return words.length <= 1
+    ? (words[0] ?? "")
+    : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+}
+
+/**
+ * Checks `args` against what `command` declares: a known subcommand (when it has any)
+ * and options that parse. Throws CLI_USAGE naming the first problem. Returns the
+ * subcommand ("" for commands without).
+ */
+export function checkCommandArgs(command: Command, args: string[]): string {
+  if (!("subcommands" in command.args)) {
+    parseCommandArgs(args, command.args.options, command.args.positionals);
+    return "";
+  }
+  const names = Object.keys(command.args.subcommands);
+  const fallback = command.args.defaultSubcommand;
+  const given = args[0] !== undefined && !args[0].startsWith("-");
+  if (!given && fallback === undefined) {
+    throw new ClawboxError("CLI_USAGE", `missing subcommand: use ${listWords(names)}`);
+  }
+  const sub = given ? (args[0] as string) : (fallback as string);
+  const rest = given ? args.slice(1) : args;
+  const spec = Object.hasOwn(command.args.subcommands, sub)
+    ? command.args.subcommands[sub]
+    : undefined;
+  if (!spec) {
+    throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub}": use ${listWords(names)}`);
+  }
+  parseCommandArgs(rest, spec.options, spec.positionals);
+  return sub;
 }

@@ -23,7 +23,7 @@ export interface Runtime {
   paths: HomePaths;
   store: Store;
   agent: Agent;
-  /** Undefined when `memory.enabled` is false. */
+  /** Undefined when `memory.enabled` is false; not started (see `MemoryService.start`). */
   memory: MemoryService | undefined;
   /** Cron tool and jobs at once; timers only after `scheduler.start` (clawbox run, after READY). */
   scheduler: Scheduler;
@@ -62,9 +62,9 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
   if (seeded.created.length > 0) {
     logger.info(`workspace seeded at ${paths.workspace}`, { created: seeded.created });
   }
+  // Created, not started: `run` starts indexing, the watcher and dreaming after READY;
+  // `chat` never does (a search brings the index up to date itself).
   const memory = config.memory.enabled ? createMemory({ config, store, paths, logger }) : undefined;
-  // Indexing, the watcher and dreaming start in the background: READY does not wait for them.
-  void memory?.start();
   const scheduler = createScheduler({
     config,
     store,

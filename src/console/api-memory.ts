@@ -6,6 +6,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Hono } from "hono";
 import { DREAMS_FILE, listMemoryFiles } from "../memory/index.ts";
+import { formatBytes } from "../system/index.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError } from "./json-body.ts";
@@ -24,7 +25,8 @@ export function registerMemoryRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): 
   app.get("/console/api/memory", async (c) => {
     const files = listMemoryFiles(workspace).map((rel) => {
       const full = join(workspace, rel);
-      return { path: rel, bytes: existsSync(full) ? statSync(full).size : 0 };
+      const bytes = existsSync(full) ? statSync(full).size : 0;
+      return { path: rel, bytes, size: formatBytes(bytes) };
     });
     return c.json({
       enabled: deps.memory !== undefined,

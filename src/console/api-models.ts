@@ -7,6 +7,7 @@
 import type { Hono } from "hono";
 import { toClawboxError } from "../errors/index.ts";
 import {
+  activateModel,
   boardResources,
   chatModels,
   editModelSettings,
@@ -17,6 +18,7 @@ import {
   recommendChatModel,
 } from "../models/index.ts";
 import { z } from "../schema/index.ts";
+import { formatBytes } from "../system/index.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError, readBody } from "./json-body.ts";
@@ -33,6 +35,15 @@ const chainBody = z.object({
 
 export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const job = new ModelPullJob(deps);
+  /** The job's state with its byte counts written for people. */
+  const pullState = () => {
+    const state = job.state();
+    return {
+      ...state,
+      receivedText: formatBytes(state.received),
+      totalText: state.total === null ? null : formatBytes(state.total),
+    };
+  };
   const manifest = (): Manifest =>
     deps.manifestPath ? loadManifest(deps.manifestPath) : loadManifest();
 
@@ -46,7 +57,11 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
     const local = models.providers[localId];
     const activePath = local?.kind === "local" ? local.path : undefined;
     return c.json({
-      board,
+      board: {
+        ...board,
+        ram: formatBytes(board.totalRamMb * 1048576),
+        freeDisk: board.freeDiskMb === undefined ? null : formatBytes(board.freeDiskMb * 1048576),
+      },
       recommendation: {
         model: recommendation.model?.name ?? null,
         reason: recommendation.reason,
@@ -62,6 +77,7 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
           minRamMb: model.minRamMb,
           license: model.license,
           bytes: model.files[0]?.size ?? null,
+          size: model.files[0]?.size ? formatBytes(model.files[0].size) : null,
           verified: model.files.every((f) => f.sha256 !== null),
           installed: have !== undefined,
           active: have !== undefined && have.path === activePath,
@@ -77,11 +93,11 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
         model: p.kind === "local" ? (p.path?.split("/").pop() ?? null) : p.model,
       })),
       state: deps.agent.modelState(),
-      pull: job.state(),
+      pull: pullState(),
     });
   });
 
-  app.get("/console/api/models/pull", (c) => c.json(job.state()));
+  app.get("/console/api/models/pull", (c) => c.json(pullState()));
 
   app.post("/console/api/models/pull", async (c) => {
     const body = await readBody(c, nameBody);
@@ -95,7 +111,7 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
         `no model named "${body.value.name}" in the manifest`,
       );
     if (!job.start(model)) return apiError(c, 409, "BUSY", "another model is being pulled");
-    return c.json(job.state(), 202);
+    return c.json(pullState(), 202);
   });
 
   app.post("/console/api/models/activate", async (c) => {
@@ -107,7 +123,7 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
     if (!have) return apiError(c, 404, "MODEL_NOT_FOUND", `${body.value.name} is not installed`);
     const localId = localProviderId(deps.config);
     try {
-      await editModelSettings(deps.configFile, { localId, localPath: have.path, primary: localId });
+      await activateModel(deps.config, deps.configFile, have.path);
       const changed = applyModelSettings(deps);
       return c.json({ ok: true, localPath: have.path, primary: localId, changed });
     } catch (error) {

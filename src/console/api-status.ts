@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import { type CheckResult, checkDatabase, checkModels, checkWorkspace } from "../doctor/index.ts";
 import { toClawboxError } from "../errors/index.ts";
 import { memoryDoctorChecks } from "../memory/index.ts";
+import { formatBytes } from "../system/index.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 
@@ -38,10 +39,12 @@ export function registerStatusRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): 
         areas[area] = `unavailable: ${toClawboxError(error).message}`;
       }
     }
+    const rss = process.memoryUsage().rss;
     return c.json({
       version: deps.version,
       uptimeMs: Date.now() - deps.startedAt,
-      rssBytes: process.memoryUsage().rss,
+      rssBytes: rss,
+      rss: formatBytes(rss),
       models: deps.agent.modelState(),
       primary: deps.config.models.primary,
       fallbacks: deps.config.models.fallbacks,

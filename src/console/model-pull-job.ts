@@ -54,8 +54,11 @@ export class ModelPullJob {
   private async run(model: ManifestModel): Promise<void> {
     const done = new Map<string, number>();
     try {
+      const { mirror } = this.deps.config.models;
       const result = await pullModel(model, {
         modelsDir: this.deps.paths.modelsDir,
+        ...(mirror ? { mirror } : {}),
+        ...(this.deps.manifestPath ? { manifestPath: this.deps.manifestPath } : {}),
         onProgress: (p) => {
           done.set(p.file, p.received);
           let received = 0;

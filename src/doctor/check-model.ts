@@ -14,6 +14,7 @@ import {
   validateModelFile,
 } from "../models/index.ts";
 import { chatTemplateOfFile, describeChatTemplate } from "../providers/index.ts";
+import { formatBytes } from "../system/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
 /** The chat model recommended for this board's RAM and free disk (manifest chat models). */
@@ -77,7 +78,7 @@ export async function checkModels(
       results.push({
         name: `model ${id}`,
         status: "ok",
-        message: `${provider.path}: GGUF v${info.version}, ${info.architecture}, context ${info.contextLength ?? "?"}, ${(size / 1048576).toFixed(1)} MiB`,
+        message: `${provider.path}: GGUF v${info.version}, ${info.architecture}, context ${info.contextLength ?? "?"}, ${formatBytes(size)}`,
       });
       results.push(
         options.chatTemplate === "header"

@@ -49,7 +49,7 @@ export async function memoryDoctorChecks(
           name: "memory.embedding",
           status: "warn",
           message: `memory search is keyword-only: ${status.reason ?? "no embedding model"}`,
-          fix: "clawbox models pull bge-small-zh-v1.5-int8 --allow-unverified",
+          ...(status.fix ? { fix: status.fix } : {}),
         },
   );
   const pending = status.chunks - status.embeddedChunks;

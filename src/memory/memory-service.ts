@@ -5,7 +5,7 @@
  * one with `createMemory` and hands `tools` to the agent.
  */
 import type { ClawboxConfig } from "../config/index.ts";
-import { installedModelDir, readInstalledModel } from "../models/index.ts";
+import { installedModelDir, pullCommand, readInstalledModel } from "../models/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
@@ -42,6 +42,8 @@ export interface MemoryStatus {
   workspace: string;
   mode: "hybrid" | "keyword";
   reason: string | undefined;
+  /** The command that installs the configured embedding model, when it is not installed. */
+  fix: string | undefined;
   /** `loaded`: the model is in memory (it loads on the first text to embed). */
   model: { name: string; dimension: number; loaded: boolean } | undefined;
   indexedModel: { name: string; dimension: number } | undefined;
@@ -81,7 +83,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
     ? undefined
     : `sqlite-vec not loaded (${deps.store.vecError ?? "unknown"})`;
   let embedderPromise:
-    | Promise<{ embedder: Embedder | undefined; reason: string | undefined }>
+    | Promise<{ embedder: Embedder | undefined; reason: string | undefined; fix?: string }>
     | undefined;
   let watcher: MemoryWatcher | undefined;
   let schedule: DreamSchedule | undefined;
@@ -105,9 +107,11 @@ export function createMemory(deps: MemoryDeps): MemoryService {
       try {
         const installed = readInstalledModel(dir);
         if (!installed) {
+          const fix = pullCommand(modelName);
           return {
             embedder: undefined,
-            reason: `embedding model ${modelName} is not installed in ${dir} (run "clawbox models pull ${modelName}")`,
+            reason: `embedding model ${modelName} is not installed in ${dir} (run "${fix}")`,
+            fix,
           };
         }
         // Loaded on the first text to embed (a search, new notes), not at start.
@@ -258,7 +262,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
     index,
     search,
     async status() {
-      const { embedder, reason } = await resolveEmbedder();
+      const { embedder, reason, fix } = await resolveEmbedder();
       const count = (sql: string) => (db.query(sql).get() as { n: number }).n;
       const useVectors = embedder !== undefined && vectorsUnavailable === undefined;
       return {
@@ -266,6 +270,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
         workspace,
         mode: useVectors ? "hybrid" : "keyword",
         reason: useVectors ? undefined : embedder ? vectorsUnavailable : reason,
+        fix,
         model: embedder
           ? {
               name: embedder.name,

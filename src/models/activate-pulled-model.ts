@@ -1,8 +1,10 @@
 /**
- * After a chat model is pulled: it becomes the local model when none is configured yet
- * (no path, or a path to a file that does not exist, like the packaged default
- * /var/lib/clawbox/models/model.gguf on a fresh box), written to the config file the box
- * reads (comments kept). A model file that exists is never replaced behind the owner's back.
+ * Making a GGUF file the local model, written to the config file the box reads (comments
+ * kept; a running `clawbox run` picks the change up). After a pull it happens only when
+ * no local model is configured yet (no path, or a path to a file that does not exist,
+ * like the packaged default /var/lib/clawbox/models/model.gguf on a fresh box): a model
+ * file that exists is never replaced behind the owner's back. `clawbox models use` and
+ * the console's "use" choose it explicitly, and make the local model the primary one.
  */
 import { existsSync } from "node:fs";
 import type { ClawboxConfig } from "../config/index.ts";
@@ -40,5 +42,30 @@ export async function activateIfUnset(
   return {
     activated: true,
     message: `${configFile}: models.providers.${id}.path set to ${ggufPath}${missing}`,
+  };
+}
+
+/**
+ * Makes `ggufPath` the local model and the local provider the primary model (dropped from
+ * the fallbacks, where it would only repeat itself). The caller validated the file.
+ */
+export async function activateModel(
+  config: ClawboxConfig,
+  configFile: string,
+  ggufPath: string,
+): Promise<Activation> {
+  const id = localProviderId(config);
+  const fallbacks = config.models.fallbacks.filter((f) => f !== id);
+  await editModelSettings(configFile, {
+    localId: id,
+    localPath: ggufPath,
+    primary: id,
+    ...(fallbacks.length !== config.models.fallbacks.length ? { fallbacks } : {}),
+  });
+  const was =
+    config.models.primary === id ? "" : ` (the primary model was ${config.models.primary})`;
+  return {
+    activated: true,
+    message: `${configFile}: models.providers.${id}.path set to ${ggufPath}; models.primary is "${id}"${was}`,
   };
 }

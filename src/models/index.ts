@@ -1,6 +1,11 @@
 /** Model files: GGUF header reading and validation, the manifest, pulls, recommendation and activation. */
 
-export { type Activation, activateIfUnset, localProviderId } from "./activate-pulled-model.ts";
+export {
+  type Activation,
+  activateIfUnset,
+  activateModel,
+  localProviderId,
+} from "./activate-pulled-model.ts";
 export { editModelSettings, type ModelSettingsEdit } from "./config-file-edit.ts";
 export {
   type GgufArraySummary,
@@ -31,6 +36,7 @@ export {
   readInstalledModel,
 } from "./manifest-installed.ts";
 export { missingModelHint, missingModelPullCommand } from "./missing-model-hint.ts";
+export { pullCommand, pullCommandFor } from "./pull-command.ts";
 export { type PullFileResult, type PullProgress, pullFile } from "./pull-file.ts";
 export { type PullModelResult, pullModel } from "./pull-model.ts";
 export { createProgressPrinter, formatProgress } from "./pull-progress.ts";

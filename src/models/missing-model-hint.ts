@@ -5,6 +5,7 @@
  */
 import { homedir } from "node:os";
 import { loadManifest } from "./manifest.ts";
+import { pullCommandFor } from "./pull-command.ts";
 import { boardResources, chatModels, recommendChatModel } from "./recommend-model.ts";
 
 /**
@@ -19,8 +20,8 @@ export function missingModelPullCommand(
   try {
     const manifest = manifestPath ? loadManifest(manifestPath) : loadManifest();
     const recommended = recommendChatModel(manifest, boardResources(modelsDir)).model;
-    const name = recommended?.name ?? chatModels(manifest)[0]?.name;
-    return name ? `clawbox models pull ${name}` : undefined;
+    const model = recommended ?? chatModels(manifest)[0];
+    return model ? pullCommandFor(model) : undefined;
   } catch {
     // An unreadable manifest: the caller falls back to the manual fix.
     return undefined;

@@ -26,6 +26,8 @@ export interface PullFileOptions {
   onProgress?: (progress: PullProgress) => void;
   signal?: AbortSignal;
   fetchImpl?: typeof fetch;
+  /** Where the URL came from, for the hint of a failed request (default "the model manifest"). */
+  source?: string;
 }
 
 export interface PullFileResult {
@@ -82,9 +84,7 @@ export async function pullFile(options: PullFileOptions): Promise<PullFileResult
     throw new ClawboxError(
       "PROVIDER_BAD_RESPONSE",
       `download of ${options.url} failed: HTTP ${response.status}`,
-      {
-        hint: "check the URL in models/manifest.json",
-      },
+      { hint: `check the URL in ${options.source ?? "the model manifest"}` },
     );
   }
   if (response.status === 200) offset = 0; // server ignored Range: restart

@@ -2,9 +2,12 @@
  * Pulls a manifest model into `<modelsDir>/<name>/` file by file (each resumable and
  * verified), then writes `clawbox-model.json` last, so a folder without it is never
  * mistaken for a complete model. Chat models are one GGUF file; embedding models an ONNX
- * file and its tokenizer.
+ * file and its tokenizer. With a mirror (`models.mirror`, `--mirror URL`) each file comes
+ * from `<mirror>/<name>/<file>` instead of the manifest's URL, with the same size and
+ * sha256 checks. A pull that fails before anything could be kept removes the folder it
+ * created, so `<home>/models/` never holds an empty model folder.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ClawboxError } from "../errors/index.ts";
 import type { ManifestModel } from "./manifest.ts";
@@ -21,12 +24,23 @@ export interface PullModelOptions {
   fetchImpl?: typeof fetch;
   /** Retry network failures with backoff (each retry resumes); without it one try. */
   retry?: PullRetry;
+  /** Base URL of a mirror holding `<name>/<file>` (e.g. another box's models folder). */
+  mirror?: string;
+  /** The manifest file the model came from, named when a download URL fails. */
+  manifestPath?: string;
 }
 
 export interface PullModelResult {
   dir: string;
   files: PullFileResult[];
   skipped: string[];
+}
+
+/** `<mirror>/<model>/<file>`, or the manifest's URL without a mirror. */
+export function fileUrl(model: string, file: { name: string; url: string }, mirror?: string) {
+  if (!mirror) return file.url;
+  const base = mirror.endsWith("/") ? mirror : `${mirror}/`;
+  return new URL(`${encodeURIComponent(model)}/${encodeURIComponent(file.name)}`, base).href;
 }
 
 export async function pullModel(
@@ -42,9 +56,27 @@ export async function pullModel(
     );
   }
   const dir = installedModelDir(options.modelsDir, model.name);
+  const created = !existsSync(dir);
   mkdirSync(dir, { recursive: true });
+  try {
+    return await pullInto(dir, model, options);
+  } catch (error) {
+    // Nothing to resume from (no .part): the folder this pull made goes again.
+    if (created && readdirSync(dir).length === 0) rmdirSync(dir);
+    throw error;
+  }
+}
+
+async function pullInto(
+  dir: string,
+  model: ManifestModel,
+  options: PullModelOptions,
+): Promise<PullModelResult> {
   const files: PullFileResult[] = [];
   const skipped: string[] = [];
+  const source = options.mirror
+    ? `the mirror ${options.mirror} (models.mirror or --mirror)`
+    : (options.manifestPath ?? "the model manifest");
   let modelSha: string | undefined;
   for (const file of model.files) {
     const dest = join(dir, file.name);
@@ -54,9 +86,10 @@ export async function pullModel(
     }
     const pull = () =>
       pullFile({
-        url: file.url,
+        url: fileUrl(model.name, file, options.mirror),
         dest,
         sha256: file.sha256,
+        source,
         ...(file.size !== undefined ? { size: file.size } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),

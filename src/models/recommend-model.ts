@@ -5,7 +5,9 @@
  */
 import { mkdirSync, statfsSync } from "node:fs";
 import { totalmem } from "node:os";
+import { formatBytes } from "../system/index.ts";
 import type { ChatManifestModel, Manifest } from "./manifest.ts";
+import { pullCommandFor } from "./pull-command.ts";
 
 /** Disk kept free beside a model file (logs, database, the .part while downloading). */
 export const DISK_MARGIN_MB = 256;
@@ -19,7 +21,7 @@ export interface BoardResources {
 export interface ChatRecommendation {
   /** The model to pull, or undefined when none fits. */
   model: ChatManifestModel | undefined;
-  /** One sentence saying why (sizes in MB). */
+  /** One sentence saying why (RAM in MB as `minRamMb`, file and disk sizes by formatBytes). */
   reason: string;
   /** The exact command, when there is a model. */
   command: string | undefined;
@@ -37,7 +39,8 @@ export function boardResources(modelsDir: string): BoardResources {
   return { totalRamMb: Math.floor(totalmem() / 1048576), freeDiskMb };
 }
 
-const fileMb = (m: ChatManifestModel): number => Math.ceil((m.files[0]?.size ?? 0) / 1048576);
+const fileBytes = (m: ChatManifestModel): number => m.files[0]?.size ?? 0;
+const fileMb = (m: ChatManifestModel): number => Math.ceil(fileBytes(m) / 1048576);
 
 export function chatModels(manifest: Manifest): ChatManifestModel[] {
   return manifest.models.filter((m): m is ChatManifestModel => m.kind === "chat");
@@ -50,12 +53,12 @@ export function recommendChatModel(manifest: Manifest, board: BoardResources): C
   const diskOk = (m: ChatManifestModel) =>
     board.freeDiskMb === undefined || fileMb(m) + DISK_MARGIN_MB <= board.freeDiskMb;
   const fitting = models.filter((m) => m.minRamMb <= board.totalRamMb && diskOk(m));
-  const disk = board.freeDiskMb === undefined ? "unknown" : `${board.freeDiskMb} MB`;
+  const disk = board.freeDiskMb === undefined ? "unknown" : formatBytes(board.freeDiskMb * 1048576);
   if (fitting.length === 0) {
     const smallest = [...models].sort((a, b) => a.minRamMb - b.minRamMb)[0];
     return {
       model: undefined,
-      reason: `no chat model fits ${board.totalRamMb} MB RAM and ${disk} free disk (the smallest, ${smallest?.name}, needs ${smallest?.minRamMb} MB RAM and ${smallest ? fileMb(smallest) + DISK_MARGIN_MB : "?"} MB disk)`,
+      reason: `no chat model fits ${board.totalRamMb} MB RAM and ${disk} free disk (the smallest, ${smallest?.name}, needs ${smallest?.minRamMb} MB RAM and ${smallest ? formatBytes(fileBytes(smallest) + DISK_MARGIN_MB * 1048576) : "?"} disk)`,
       command: undefined,
     };
   }
@@ -63,7 +66,7 @@ export function recommendChatModel(manifest: Manifest, board: BoardResources): C
   const best = fitting.reduce((a, b) => (b.minRamMb > a.minRamMb ? b : a));
   return {
     model: best,
-    reason: `${best.name} (${best.quantization}, ${fileMb(best)} MB) fits ${board.totalRamMb} MB RAM and ${disk} free disk`,
-    command: `clawbox models pull ${best.name}`,
+    reason: `${best.name} (${best.quantization}, ${formatBytes(fileBytes(best))}) fits ${board.totalRamMb} MB RAM and ${disk} free disk`,
+    command: pullCommandFor(best),
   };
 }

@@ -6,6 +6,7 @@ export {
   runBoundedProcess,
 } from "./bounded-process.ts";
 export { CLOCK_HINT, clockHint } from "./clock-hint.ts";
+export { formatBytes } from "./format-bytes.ts";
 export {
   createLogger,
   type Logger,

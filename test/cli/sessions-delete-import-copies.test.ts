@@ -62,7 +62,7 @@ describe("clawbox sessions delete", () => {
       expect(store.transcript.count(sessionId)).toBe(0);
     });
     const again = await runCli(["--home", home, "sessions", "delete", sessionId]);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2); // not found (the exit-code table)
     expect(again.stderr).toContain(`no session with id or key ${sessionId}`);
   });
 

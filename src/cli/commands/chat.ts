@@ -4,13 +4,15 @@
  * session key is printed to stderr so a later call can continue with --session.
  */
 import { defaultLlamaThreads } from "../../config/index.ts";
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import { validateModelFile } from "../../models/index.ts";
 import { sessionKeyFor } from "../../server/index.ts";
 import { classifyLine, replHelp, runRepl, unknownCommandText } from "../chat-repl.ts";
 import { chatTurn } from "../chat-turn.ts";
 import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 
 /**
@@ -29,24 +31,39 @@ async function oneShot(
   const line = classifyLine(text.trim());
   if (line.kind === "help") {
     ctx.stdout.write(replHelp());
-    return 0;
+    return EXIT.ok;
   }
   if (line.kind === "unknown") {
     ctx.stderr.write(unknownCommandText(line.name));
-    return 2;
+    return EXIT.usage;
   }
-  if (line.kind === "quit") return 0;
+  if (line.kind === "quit") return EXIT.ok;
   const controller = new AbortController();
   const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
     controller.abort();
   };
   process.on("SIGINT", onSigint);
   try {
     const outcome = await chatTurn(ctx, runtime, sessionKey, text, json, controller.signal);
-    return outcome === "ok" ? 0 : outcome === "aborted" ? 130 : 1;
+    return outcome === "ok" ? EXIT.ok : outcome === "aborted" ? EXIT.interrupted : EXIT.failed;
   } finally {
     process.off("SIGINT", onSigint);
+  }
+}
+
+/** `--model PATH` names a GGUF file that exists and loads: else say so before any turn. */
+async function checkModelFlag(path: string): Promise<void> {
+  try {
+    await validateModelFile(path);
+  } catch (error) {
+    if (!isClawboxError(error, "MODEL_NOT_FOUND", "MODEL_INVALID")) throw error;
+    const reason = error.message.startsWith(`${path}: `)
+      ? error.message.slice(path.length + 2).replace(/ \(.*\)$/, "")
+      : error.message;
+    throw new ClawboxError(error.code, `--model ${path}: ${reason}`, {
+      hint: "name a GGUF chat model file (clawbox models list shows the installed ones)",
+    });
   }
 }
 
@@ -67,9 +84,19 @@ function applyModelOverride(ctx: CliContext, modelPath: string | undefined): voi
   config.models.primary = "local";
 }
 
+const ARGS = {
+  options: {
+    message: { type: "string", short: "m" },
+    session: { type: "string", short: "s" },
+    model: { type: "string" },
+    json: { type: "boolean" },
+  },
+  positionals: true,
+} as const;
+
 export const chatCommand: Command = {
   name: "chat",
-  summary: "chat with the agent (one message with -m, else interactive)",
+  args: ARGS,
   usage: [
     "Usage: clawbox chat [-m TEXT] [--session KEY] [--model PATH] [--json]",
     "  -m, --message TEXT  send one message, print the reply, exit",
@@ -78,18 +105,16 @@ export const chatCommand: Command = {
     "  --json              print the result as JSON instead of streaming text",
   ].join("\n"),
   async run(ctx, args) {
-    const { values, positionals } = parseCommandArgs(args, {
-      message: { type: "string", short: "m" },
-      session: { type: "string", short: "s" },
-      model: { type: "string" },
-      json: { type: "boolean" },
-    });
+    const { values, positionals } = parseWith(args, ARGS);
     if (positionals.length > 0) {
       throw new ClawboxError(
         "CLI_USAGE",
         `unexpected argument "${positionals[0]}" (put the message after -m)`,
       );
     }
+    if (values.message?.trim() === "")
+      throw new ClawboxError("CLI_USAGE", "-m: the message is empty");
+    if (values.model !== undefined) await checkModelFlag(values.model);
     applyModelOverride(ctx, values.model);
     const runtime = await startRuntime(ctx);
     const sessionKey = sessionKeyFor(
@@ -100,8 +125,6 @@ export const chatCommand: Command = {
     );
     try {
       if (values.message !== undefined) {
-        if (values.message.trim() === "")
-          throw new ClawboxError("CLI_USAGE", "-m: the message is empty");
         return await oneShot(ctx, runtime, sessionKey, values.message, values.json ?? false);
       }
       return await runRepl(ctx, runtime, sessionKey, values.json ?? false);

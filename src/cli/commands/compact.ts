@@ -8,26 +8,28 @@ import { createContextEngine } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { createProvider, primaryModel } from "../../providers/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
+
+const ARGS = {
+  options: {
+    session: { type: "string" },
+    instructions: { type: "string" },
+    json: { type: "boolean" },
+  },
+  positionals: false,
+} as const;
 
 export const compactCommand: Command = {
   name: "compact",
-  summary: "summarize a session's older turns now",
+  args: ARGS,
   usage: [
     "Usage: clawbox compact --session KEY [--instructions TEXT] [--json]",
     "  --session KEY        session key or id",
     "  --instructions TEXT  what the summary should focus on",
   ].join("\n"),
   async run(ctx, args) {
-    const { values } = parseCommandArgs(
-      args,
-      {
-        session: { type: "string" },
-        instructions: { type: "string" },
-        json: { type: "boolean" },
-      },
-      false,
-    );
+    const { values } = parseWith(args, ARGS);
     if (!values.session) throw new ClawboxError("CLI_USAGE", "--session KEY is required");
     const { config } = ctx.config();
     const store = ctx.store();
@@ -66,7 +68,7 @@ export const compactCommand: Command = {
           `compacted ${session.sessionKey}: ~${result.tokensBefore} → ~${result.tokensAfter} tokens (entry ${result.entryId}, level ${result.level})\n`,
         );
       } else ctx.stdout.write(`not compacted: ${result.reason ?? "nothing to do"}\n`);
-      return 0;
+      return EXIT.ok;
     } finally {
       engine.dispose?.();
       await provider.dispose?.();

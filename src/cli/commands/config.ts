@@ -4,10 +4,13 @@ import { type ConfigIssue, formatIssue } from "../../config/index.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
 import { collectSecrets, redact } from "../../system/index.ts";
 import type { Command } from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+
+const NONE = { options: {}, positionals: false } as const;
 
 export const configCommand: Command = {
   name: "config",
-  summary: "check, show or locate the configuration",
+  args: { subcommands: { check: NONE, show: NONE, path: NONE } },
   usage: [
     "Usage: clawbox config <check|show|path>",
     "  check   validate clawbox.json; exit 0 when valid, 2 with every error listed",
@@ -18,24 +21,23 @@ export const configCommand: Command = {
     const sub = args[0];
     if (sub === "path") {
       ctx.stdout.write(`${ctx.paths.configFile}\n`);
-      return 0;
+      return EXIT.ok;
     }
     if (sub === "show") {
       ctx.stdout.write(
         `${JSON.stringify(redact(ctx.config().config, collectSecrets(ctx.config().config)), null, 2)}\n`,
       );
-      return 0;
+      return EXIT.ok;
     }
-    if (sub !== "check") throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}"`);
     try {
       const loaded = ctx.config();
       const where = loaded.fileExists ? loaded.file : `${loaded.file} (absent: defaults)`;
       if (loaded.warnings.length > 0) {
         ctx.stdout.write(`${where}: valid, ${loaded.warnings.length} warning(s)\n`);
-        return 0;
+        return EXIT.ok;
       }
       ctx.stdout.write(`${where}: valid\n`);
-      return 0;
+      return EXIT.ok;
     } catch (error) {
       if (!isClawboxError(error, "CONFIG_INVALID", "CONFIG_UNREADABLE")) throw error;
       const details = error.details as
@@ -44,7 +46,7 @@ export const configCommand: Command = {
       const issues = [...(details?.issues ?? []), ...(details?.warnings ?? [])];
       if (issues.length === 0) ctx.stderr.write(`${error.message}\n`);
       for (const issue of issues) ctx.stderr.write(`${formatIssue(issue)}\n`);
-      return 2;
+      return EXIT.usage;
     }
   },
 };

@@ -52,7 +52,7 @@ describe("clawbox context", () => {
         "--session",
         "agent:main:qq:direct:nobody",
       ]);
-      expect(code).toBe(1);
+      expect(code).toBe(2); // not found (the exit-code table)
       expect(stderr).toContain("no session with id or key agent:main:qq:direct:nobody");
       const compact = await cli(["--home", home, "compact"]);
       expect(compact.code).toBe(2);

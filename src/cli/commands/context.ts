@@ -22,11 +22,23 @@ import type { SessionRow } from "../../store/index.ts";
 import { isOwner, reportToolDefinitions } from "../../tools/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
+
+const VIEW = {
+  options: {
+    session: { type: "string" },
+    "model-kind": { type: "string" },
+    model: { type: "string" },
+    exact: { type: "boolean" },
+    json: { type: "boolean" },
+  },
+  positionals: false,
+} as const;
 
 export const contextCommand: Command = {
   name: "context",
-  summary: "show what the model sees: bootstrap files, skills, tools, history, budget",
+  args: { subcommands: { list: VIEW, detail: VIEW }, defaultSubcommand: "list" },
   usage: [
     "Usage: clawbox context <list|detail> [--session KEY] [--model-kind local|cloud] [--json]",
     "  list     per bootstrap file raw/injected chars, truncation, destination; totals",
@@ -39,16 +51,8 @@ export const contextCommand: Command = {
     "A workspace folder that does not exist yet is first seeded with the defaults, as run and chat do.",
   ].join("\n"),
   async run(ctx, args) {
-    const { values, positionals } = parseCommandArgs(args, {
-      session: { type: "string" },
-      "model-kind": { type: "string" },
-      model: { type: "string" },
-      exact: { type: "boolean" },
-      json: { type: "boolean" },
-    });
-    const view = positionals[0] ?? "list";
-    if (view !== "list" && view !== "detail")
-      throw new ClawboxError("CLI_USAGE", `unknown subcommand "${view}"`);
+    const view = args[0] === "detail" ? "detail" : "list";
+    const { values } = parseWith(args[0] === view ? args.slice(1) : args, VIEW);
     const kindArg = values["model-kind"];
     if (kindArg !== undefined && kindArg !== "local" && kindArg !== "cloud") {
       throw new ClawboxError("CLI_USAGE", `--model-kind must be local or cloud, not "${kindArg}"`);
@@ -147,7 +151,7 @@ export const contextCommand: Command = {
       } else {
         ctx.stdout.write(formatContextReport(report, view));
       }
-      return 0;
+      return EXIT.ok;
     } finally {
       engine.dispose?.();
       await provider?.dispose?.();

@@ -12,11 +12,29 @@ import {
 } from "../../scheduler/index.ts";
 import { sessionKeyFor } from "../../server/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
+
+const LIST = {
+  options: { json: { type: "boolean" }, runs: { type: "boolean" } },
+  positionals: false,
+} as const;
+const ADD = {
+  options: {
+    json: { type: "boolean" },
+    at: { type: "string" },
+    every: { type: "string" },
+    cron: { type: "string" },
+    tz: { type: "string" },
+    session: { type: "string" },
+  },
+  positionals: true,
+} as const;
+const RM = { options: { json: { type: "boolean" } }, positionals: true } as const;
 
 export const cronCommand: Command = {
   name: "cron",
-  summary: "list, add or remove reminders (cron jobs)",
+  args: { subcommands: { list: LIST, add: ADD, rm: RM } },
   usage: [
     "Usage: clawbox cron <list|add|rm> [options]",
     "  list [--runs] [--json]            active jobs (with --runs: the latest runs too)",
@@ -38,11 +56,7 @@ export const cronCommand: Command = {
     const print = (json: boolean | undefined, data: unknown, text: string) =>
       ctx.stdout.write(json ? `${JSON.stringify(data)}\n` : `${text}\n`);
     if (sub === "list") {
-      const { values } = parseCommandArgs(
-        rest,
-        { json: { type: "boolean" }, runs: { type: "boolean" } },
-        false,
-      );
+      const { values } = parseWith(rest, LIST);
       const jobs = scheduler.jobs.list();
       const runs = values.runs ? new CronStore(store.db).runs() : undefined;
       const lines = jobs.map((job) => describeJob(job, config.agent.timezone));
@@ -59,17 +73,10 @@ export const cronCommand: Command = {
         { jobs, ...(runs ? { runs } : {}) },
         lines.length > 0 ? lines.join("\n") : "no reminders",
       );
-      return 0;
+      return EXIT.ok;
     }
     if (sub === "add") {
-      const { values, positionals } = parseCommandArgs(rest, {
-        json: { type: "boolean" },
-        at: { type: "string" },
-        every: { type: "string" },
-        cron: { type: "string" },
-        tz: { type: "string" },
-        session: { type: "string" },
-      });
+      const { values, positionals } = parseWith(rest, ADD);
       const text = positionals.join(" ");
       try {
         const job = scheduler.jobs.add({
@@ -82,31 +89,26 @@ export const cronCommand: Command = {
           ...(values.tz !== undefined ? { timezone: values.tz } : {}),
         });
         print(values.json, job, `added ${describeJob(job, config.agent.timezone)}`);
-        return 0;
+        return EXIT.ok;
       } catch (error) {
         if (error instanceof ClawboxError && error.code === "TOOL_INVALID_ARGS")
           throw new ClawboxError("CLI_USAGE", error.message);
         throw error;
       }
     }
-    if (sub === "rm") {
-      const { values, positionals } = parseCommandArgs(rest, { json: { type: "boolean" } });
-      const id = positionals[0];
-      if (!id) throw new ClawboxError("CLI_USAGE", "rm needs a job ID (see clawbox cron list)");
-      const job = new CronStore(store.db).get(id);
-      if (!scheduler.jobs.remove(id))
-        throw new ClawboxError("CLI_USAGE", `no reminder with id ${id}`, {
-          hint: "see clawbox cron list",
-        });
-      print(
-        values.json,
-        { removed: id },
-        `removed ${id}${job ? ` (${describeSchedule(job.schedule)})` : ""}`,
-      );
-      return 0;
-    }
-    throw new ClawboxError("CLI_USAGE", `unknown cron subcommand: ${sub ?? "(none)"}`, {
-      hint: "clawbox cron list|add|rm",
-    });
+    const { values, positionals } = parseWith(rest, RM);
+    const id = positionals[0];
+    if (!id) throw new ClawboxError("CLI_USAGE", "rm needs a job ID (see clawbox cron list)");
+    const job = new CronStore(store.db).get(id);
+    if (!scheduler.jobs.remove(id))
+      throw new ClawboxError("NOT_FOUND", `no reminder with id ${id}`, {
+        hint: "see clawbox cron list",
+      });
+    print(
+      values.json,
+      { removed: id },
+      `removed ${id}${job ? ` (${describeSchedule(job.schedule)})` : ""}`,
+    );
+    return EXIT.ok;
   },
 };

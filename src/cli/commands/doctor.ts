@@ -12,15 +12,18 @@ import {
 import { createMemory, memoryDoctorChecks } from "../../memory/index.ts";
 import { mqttDoctorChecks } from "../../mqtt/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
+
+const ARGS = { options: { json: { type: "boolean" } }, positionals: false } as const;
 
 export const doctorCommand: Command = {
   name: "doctor",
-  summary: "check home, config, database, workspace and model files",
+  args: ARGS,
   usage:
     "Usage: clawbox doctor [--json]\n  Exit 0 when nothing failed (warnings allowed), 1 otherwise.",
   async run(ctx, args) {
-    const { values } = parseCommandArgs(args, { json: { type: "boolean" } }, false);
+    const { values } = parseWith(args, ARGS);
     const results: CheckResult[] = [checkHome(ctx.home)];
     const configResult = checkConfig(() => ctx.config());
     results.push(configResult);
@@ -73,6 +76,6 @@ export const doctorCommand: Command = {
         `\n${results.length} checks: ${results.length - failed - warned} ok, ${warned} warn, ${failed} fail\n`,
       );
     }
-    return failed === 0 ? 0 : 1;
+    return failed === 0 ? EXIT.ok : EXIT.failed;
   },
 };

@@ -2,11 +2,15 @@
 import { ClawboxError } from "../../errors/index.ts";
 import { FollowupStore } from "../../scheduler/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
+
+const LIST = { options: { json: { type: "boolean" } }, positionals: false } as const;
+const RM = { options: { json: { type: "boolean" } }, positionals: true } as const;
 
 export const followupsCommand: Command = {
   name: "followups",
-  summary: "list or cancel the assistant's promised follow-ups",
+  args: { subcommands: { list: LIST, rm: RM } },
   usage: [
     "Usage: clawbox followups <list|rm> [options]",
     "  list [--json]      open follow-ups with their due times",
@@ -16,8 +20,8 @@ export const followupsCommand: Command = {
     const [sub, ...rest] = args;
     const { config } = ctx.config();
     const store = new FollowupStore(ctx.store().db, config.followups.maxOpen);
-    const { values, positionals } = parseCommandArgs(rest, { json: { type: "boolean" } });
     if (sub === "list") {
+      const { values } = parseWith(rest, LIST);
       const open = store.list();
       if (values.json) ctx.stdout.write(`${JSON.stringify({ followups: open })}\n`);
       else
@@ -33,20 +37,20 @@ export const followupsCommand: Command = {
                   .join("\n")
           }\n`,
         );
-      return 0;
+      return EXIT.ok;
     }
-    if (sub === "rm") {
-      const id = Number(positionals[0]);
-      if (!Number.isInteger(id))
-        throw new ClawboxError("CLI_USAGE", "rm needs a follow-up ID (see clawbox followups list)");
-      if (!store.cancel(id)) throw new ClawboxError("CLI_USAGE", `no open follow-up with id ${id}`);
-      ctx.stdout.write(
-        values.json ? `${JSON.stringify({ cancelled: id })}\n` : `cancelled ${id}\n`,
-      );
-      return 0;
+    const { values, positionals } = parseWith(rest, RM);
+    const given = positionals[0];
+    if (given === undefined)
+      throw new ClawboxError("CLI_USAGE", "rm needs a follow-up ID (see clawbox followups list)");
+    const id = Number(given);
+    // An ID that is not a number names no follow-up, like a number nobody has.
+    if (!/^\d+$/.test(given) || !store.cancel(id)) {
+      throw new ClawboxError("NOT_FOUND", `no open follow-up with id ${given}`, {
+        hint: "see clawbox followups list",
+      });
     }
-    throw new ClawboxError("CLI_USAGE", `unknown followups subcommand: ${sub ?? "(none)"}`, {
-      hint: "clawbox followups list|rm",
-    });
+    ctx.stdout.write(values.json ? `${JSON.stringify({ cancelled: id })}\n` : `cancelled ${id}\n`);
+    return EXIT.ok;
   },
 };

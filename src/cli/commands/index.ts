@@ -19,7 +19,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "sessions",
-    summary: "list, export or import sessions",
+    summary: "list, export, import or delete sessions",
     load: async () => (await import("./sessions.ts")).sessionsCommand,
   },
   {
@@ -54,7 +54,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "models",
-    summary: "list or pull models from the manifest (embedding models)",
+    summary: "list, pull or switch models: chat GGUFs and embedding models",
     load: async () => (await import("./models.ts")).modelsCommand,
   },
   {

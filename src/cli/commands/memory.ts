@@ -3,7 +3,8 @@ import { ClawboxError } from "../../errors/index.ts";
 import { createMemory, type MemoryService } from "../../memory/index.ts";
 import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
 
 function open(ctx: CliContext): MemoryService {
   const { config } = ctx.config();
@@ -15,9 +16,23 @@ function open(ctx: CliContext): MemoryService {
   });
 }
 
+const JSON_ONLY = { options: { json: { type: "boolean" } }, positionals: false } as const;
+const INDEX = {
+  options: { json: { type: "boolean" }, force: { type: "boolean" } },
+  positionals: false,
+} as const;
+const SEARCH = {
+  options: {
+    json: { type: "boolean" },
+    max: { type: "string" },
+    "min-score": { type: "string" },
+  },
+  positionals: true,
+} as const;
+
 export const memoryCommand: Command = {
   name: "memory",
-  summary: "memory index status, re-index, search, dreaming",
+  args: { subcommands: { status: JSON_ONLY, index: INDEX, search: SEARCH, dream: JSON_ONLY } },
   usage: [
     "Usage: clawbox memory <status|index|search|dream> [options]",
     "  status [--json]                      index size, embedding model, mode, dreaming schedule",
@@ -31,12 +46,12 @@ export const memoryCommand: Command = {
     const memory = open(ctx);
     try {
       if (sub === "status") {
-        const { values } = parseCommandArgs(rest, { json: { type: "boolean" } }, false);
+        const { values } = parseWith(rest, JSON_ONLY);
         const s = await memory.status();
         const budget = memory.startupBudget();
         if (values.json) {
           ctx.stdout.write(`${JSON.stringify({ ...s, startupBudget: budget }, null, 2)}\n`);
-          return 0;
+          return EXIT.ok;
         }
         const lines = [
           `workspace: ${s.workspace}`,
@@ -51,14 +66,10 @@ export const memoryCommand: Command = {
             : "MEMORY.md: not present",
         ];
         ctx.stdout.write(`${lines.join("\n")}\n`);
-        return 0;
+        return EXIT.ok;
       }
       if (sub === "index") {
-        const { values } = parseCommandArgs(
-          rest,
-          { json: { type: "boolean" }, force: { type: "boolean" } },
-          false,
-        );
+        const { values } = parseWith(rest, INDEX);
         const stats = await memory.index({ force: values.force ?? false });
         if (values.json) ctx.stdout.write(`${JSON.stringify(stats)}\n`);
         else {
@@ -68,14 +79,10 @@ export const memoryCommand: Command = {
               `${stats.cacheHits} from cache${stats.rebuilt ? `; full rebuild: ${stats.rebuilt}` : ""} (${Math.round(stats.ms)} ms)\n`,
           );
         }
-        return 0;
+        return EXIT.ok;
       }
       if (sub === "search") {
-        const { values, positionals } = parseCommandArgs(rest, {
-          json: { type: "boolean" },
-          max: { type: "string" },
-          "min-score": { type: "string" },
-        });
+        const { values, positionals } = parseWith(rest, SEARCH);
         const query = positionals.join(" ").trim();
         if (!query) throw new ClawboxError("CLI_USAGE", "search needs a QUERY");
         const max = values.max === undefined ? undefined : Number(values.max);
@@ -105,7 +112,7 @@ export const memoryCommand: Command = {
           ctx.stdout.write(
             `${JSON.stringify({ mode: res.mode, ...(res.reason ? { reason: res.reason } : {}), results })}\n`,
           );
-          return 0;
+          return EXIT.ok;
         }
         if (res.reason) ctx.stderr.write(`note: keyword-only search (${res.reason})\n`);
         if (results.length === 0) ctx.stdout.write("no matches\n");
@@ -119,10 +126,10 @@ export const memoryCommand: Command = {
               .join("\n")}\n`,
           );
         }
-        return 0;
+        return EXIT.ok;
       }
       if (sub === "dream") {
-        const { values } = parseCommandArgs(rest, { json: { type: "boolean" } }, false);
+        const { values } = parseWith(rest, JSON_ONLY);
         const report = await memory.dream();
         if (values.json) ctx.stdout.write(`${JSON.stringify(report)}\n`);
         else {
@@ -130,9 +137,9 @@ export const memoryCommand: Command = {
             `${report.candidates.length} candidate(s), ${report.promotedLines.length} line(s) promoted to MEMORY.md; diary in DREAMS.md\n`,
           );
         }
-        return 0;
+        return EXIT.ok;
       }
-      throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}"`);
+      return EXIT.ok;
     } finally {
       await memory.close();
     }

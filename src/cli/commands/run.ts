@@ -18,7 +18,7 @@ import { watchModelSettings } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import type { Command } from "../command.ts";
 import { handleStopSignals } from "../graceful-stop.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { parseWith } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 import { VERSION } from "../version.ts";
 
@@ -57,9 +57,14 @@ async function startChannels(runtime: Runtime): Promise<ChannelService> {
   return service;
 }
 
+const ARGS = {
+  options: { port: { type: "string" }, host: { type: "string" } },
+  positionals: false,
+} as const;
+
 export const runCommand: Command = {
   name: "run",
-  summary: "start the service (HTTP API, channels, schedulers)",
+  args: ARGS,
   usage: [
     "Usage: clawbox run [--port N] [--host ADDR]",
     "  Starts clawbox in the foreground. Stops cleanly on SIGTERM/SIGINT.",
@@ -67,14 +72,10 @@ export const runCommand: Command = {
     "  --host ADDR   bind address (default 127.0.0.1; other addresses need server.token)",
   ].join("\n"),
   async run(ctx, args) {
-    const { values } = parseCommandArgs(
-      args,
-      { port: { type: "string" }, host: { type: "string" } },
-      false,
-    );
+    const { values } = parseWith(args, ARGS);
     const startedAt = Date.now();
-    const runtime = await startRuntime(ctx, { onDamage: "report" });
-    const { config } = runtime;
+    // The flags are checked before anything starts (database, workspace, memory).
+    const { config } = ctx.config();
     const host = (values.host ?? config.server.host).replace(/^\[(.*)\]$/, "$1");
     const port = values.port ? Number(values.port) : config.server.port;
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -90,6 +91,7 @@ export const runCommand: Command = {
         },
       );
     }
+    const runtime = await startRuntime(ctx, { onDamage: "report" });
     const log = runtime.logger.child("run");
     // The console's login secret (created at the first start) and the one-time links it signs.
     const login = ensureLoginSecret(ctx.home);
@@ -162,6 +164,8 @@ export const runCommand: Command = {
     ctx.stdout.write(`console: open ${link}\n`);
     runtime.notifier.ready(`listening on ${address}`);
     runtime.scheduler.start(runtime.agent);
+    // After READY: the first index pass, the file watcher and dreaming, in the background.
+    void runtime.memory?.start();
     const stopWatchdog = runtime.notifier.startWatchdog();
     const { qq, wecom } = config.channels;
     if (qq?.enabled || wecom?.app?.enabled || wecom?.bot?.enabled) {

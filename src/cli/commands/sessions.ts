@@ -4,11 +4,20 @@ import { basename } from "node:path";
 import { ClawboxError } from "../../errors/index.ts";
 import { exportSessionJsonl, importSessionJsonl } from "../../store/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
+
+const LIST = { options: { json: { type: "boolean" } }, positionals: false } as const;
+const EXPORT = { options: { output: { type: "string", short: "o" } }, positionals: true } as const;
+const IMPORT = {
+  options: { key: { type: "string" }, "new-id": { type: "boolean" } },
+  positionals: true,
+} as const;
+const DELETE = { options: {}, positionals: true } as const;
 
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "list, export, import or delete sessions",
+  args: { subcommands: { list: LIST, export: EXPORT, import: IMPORT, delete: DELETE } },
   usage: [
     "Usage: clawbox sessions <list|export|import|delete> [options]",
     "  list [--json]                        sessions, newest first, with message counts",
@@ -22,7 +31,7 @@ export const sessionsCommand: Command = {
     const [sub, ...rest] = args;
     const store = ctx.store();
     if (sub === "list") {
-      const { values } = parseCommandArgs(rest, { json: { type: "boolean" } }, false);
+      const { values } = parseWith(rest, LIST);
       const sessions = store.sessions.list();
       if (values.json) {
         const rows = sessions.map((s) => ({
@@ -37,7 +46,7 @@ export const sessionsCommand: Command = {
           updatedAt: new Date(s.updatedAt).toISOString(),
         }));
         ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-        return 0;
+        return EXIT.ok;
       }
       if (sessions.length === 0) ctx.stdout.write("no sessions yet\n");
       for (const s of sessions) {
@@ -45,12 +54,10 @@ export const sessionsCommand: Command = {
           `${s.sessionId}  ${s.sessionKey}  ${s.messageCount} messages  updated ${new Date(s.updatedAt).toISOString()}\n`,
         );
       }
-      return 0;
+      return EXIT.ok;
     }
     if (sub === "export") {
-      const { values, positionals } = parseCommandArgs(rest, {
-        output: { type: "string", short: "o" },
-      });
+      const { values, positionals } = parseWith(rest, EXPORT);
       const id = positionals[0];
       if (!id) throw new ClawboxError("CLI_USAGE", "export needs a session id or key");
       const session = store.sessions.find(id);
@@ -62,7 +69,7 @@ export const sessionsCommand: Command = {
       const text = exportSessionJsonl(store, session.sessionId);
       if (!values.output) {
         ctx.stdout.write(text);
-        return 0;
+        return EXIT.ok;
       }
       try {
         writeFileSync(values.output, text);
@@ -75,22 +82,22 @@ export const sessionsCommand: Command = {
         );
       }
       ctx.stderr.write(`exported ${session.sessionId} to ${values.output}\n`);
-      return 0;
+      return EXIT.ok;
     }
     if (sub === "import") {
-      const { values, positionals } = parseCommandArgs(rest, {
-        key: { type: "string" },
-        "new-id": { type: "boolean" },
-      });
+      const { values, positionals } = parseWith(rest, IMPORT);
       const file = positionals[0];
       if (!file) throw new ClawboxError("CLI_USAGE", "import needs a JSONL file");
       let text: string;
       try {
         text = readFileSync(file, "utf8");
       } catch (error) {
-        throw new ClawboxError("TRANSCRIPT_INVALID", `${file}: cannot read the file`, {
-          cause: error,
-        });
+        const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+        throw new ClawboxError(
+          missing ? "NOT_FOUND" : "TRANSCRIPT_INVALID",
+          `${file}: ${missing ? "no such file" : "cannot read the file"}`,
+          { cause: error },
+        );
       }
       const row = importSessionJsonl(store, text, {
         source: basename(file),
@@ -100,32 +107,29 @@ export const sessionsCommand: Command = {
       ctx.stdout.write(
         `imported ${row.sessionId} as ${row.sessionKey} (${store.transcript.count(row.sessionId)} entries)\n`,
       );
-      return 0;
+      return EXIT.ok;
     }
-    if (sub === "delete") {
-      const { positionals } = parseCommandArgs(rest, {});
-      const id = positionals[0];
-      if (!id) throw new ClawboxError("CLI_USAGE", "delete needs a session id or key");
-      const session = store.sessions.find(id);
-      if (!session) {
-        throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${id}`, {
-          hint: 'list sessions with "clawbox sessions list"',
-        });
-      }
-      const holder = store.leases.holder(session.sessionKey);
-      if (holder) {
-        throw new ClawboxError(
-          "SESSION_BUSY",
-          `session ${session.sessionId} is in use by process ${holder.pid} on ${holder.host}`,
-          { hint: "wait for its reply to finish, or stop that process" },
-        );
-      }
-      const { entries } = store.sessions.delete(session.sessionId);
-      ctx.stdout.write(
-        `deleted session ${session.sessionId} (${session.sessionKey}, ${entries} entries)\n`,
+    const { positionals } = parseWith(rest, DELETE);
+    const id = positionals[0];
+    if (!id) throw new ClawboxError("CLI_USAGE", "delete needs a session id or key");
+    const session = store.sessions.find(id);
+    if (!session) {
+      throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${id}`, {
+        hint: 'list sessions with "clawbox sessions list"',
+      });
+    }
+    const holder = store.leases.holder(session.sessionKey);
+    if (holder) {
+      throw new ClawboxError(
+        "SESSION_BUSY",
+        `session ${session.sessionId} is in use by process ${holder.pid} on ${holder.host}`,
+        { hint: "wait for its reply to finish, or stop that process" },
       );
-      return 0;
     }
-    throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}"`);
+    const { entries } = store.sessions.delete(session.sessionId);
+    ctx.stdout.write(
+      `deleted session ${session.sessionId} (${session.sessionKey}, ${entries} entries)\n`,
+    );
+    return EXIT.ok;
   },
 };

@@ -108,6 +108,12 @@ export const modelsSection = z._default(
      * so the private context never leaves the board.
      */
     localOnly: z._default(z.boolean(), false),
+    /**
+     * Base URL `clawbox models pull` and the console fetch model files from instead of the
+     * manifest's URLs: `<mirror>/<name>/<file>` (a LAN server, e.g. another box's models
+     * folder), with the same size and sha256 checks.
+     */
+    mirror: z.optional(z.url()),
     providers: z._default(z.record(z.string().check(z.regex(/^[a-zA-Z0-9_-]+$/)), providerConfig), {
       local: { kind: "local", threads: defaultLlamaThreads(), temperature: 0.7, maxTokens: 512 },
     }),

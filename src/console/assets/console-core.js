@@ -45,7 +45,6 @@ async function api(path, options) {
   return data;
 }
 
-const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
 const when = (ms) => new Date(ms).toLocaleString();
 const errorBox = (error) =>
   h("p", { class: "error", role: "alert" }, String(error.message || error));

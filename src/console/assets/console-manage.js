@@ -64,7 +64,7 @@ async function memoryPage() {
     h(
       "ul",
       { id: "memory-files" },
-      data.files.map((f) => h("li", {}, `${f.path} (${f.bytes} bytes)`)),
+      data.files.map((f) => h("li", {}, `${f.path} (${f.size})`)),
     ),
     h("h2", {}, "Last dreaming report"),
     data.lastDream
@@ -106,7 +106,7 @@ async function modelsPage() {
       h(
         "td",
         {},
-        `${m.quantization}, ctx ${m.contextLength}, ≥${m.minRamMb} MB RAM, ${m.bytes ? mb(m.bytes) : "?"}, ${m.license}`,
+        `${m.quantization}, ctx ${m.contextLength}, ≥${m.minRamMb} MB RAM, ${m.size ?? "?"}, ${m.license}`,
       ),
       h(
         "td",
@@ -147,7 +147,7 @@ async function modelsPage() {
     h(
       "p",
       { id: "recommendation" },
-      `Recommended for this board (${d.board.totalRamMb} MB RAM, ${d.board.freeDiskMb ?? "?"} MB free disk): ${d.recommendation.reason}`,
+      `Recommended for this board (${d.board.ram} RAM, ${d.board.freeDisk ?? "?"} free disk): ${d.recommendation.reason}`,
     ),
     h("p", {}, `Local model file: ${d.localPath || "none configured"}`),
     h("table", { id: "chat-models" }, h("tbody", {}, rows)),
@@ -195,7 +195,7 @@ async function modelsPage() {
     progressText.textContent =
       s.state === "idle"
         ? ""
-        : `${s.name}: ${s.state} ${pct}% (${mb(s.received)}${s.total ? ` of ${mb(s.total)}` : ""})${s.message ? ` — ${s.message}` : ""}`;
+        : `${s.name}: ${s.state} ${pct}% (${s.receivedText}${s.totalText ? ` of ${s.totalText}` : ""})${s.message ? ` — ${s.message}` : ""}`;
   }
   async function poll() {
     clearTimeout(pullTimer);

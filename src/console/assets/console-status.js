@@ -18,7 +18,7 @@ async function statusPage() {
     h(
       "p",
       { id: "vitals" },
-      `clawbox ${s.version}, up ${Math.round(s.uptimeMs / 1000)} s, RSS ${mb(s.rssBytes)}`,
+      `clawbox ${s.version}, up ${Math.round(s.uptimeMs / 1000)} s, RSS ${s.rss}`,
     ),
     h(
       "p",
