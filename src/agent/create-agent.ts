@@ -57,6 +57,11 @@ export interface Agent extends ModelSelection {
   chat(request: ChatRequest): Promise<ChatResult>;
   /** Every tool known before policy (names), for doctor and tests. */
   toolNames(): string[];
+  /**
+   * The tools besides the base tools, before policy: the runtime's extra tools, connected
+   * MCP servers' tools and the dynamic (device) tools, for context reports.
+   */
+  extraTools(): AgentTool[];
   /** Runs in progress now (the heartbeat waits for 0 so it never delays the owner). */
   activeRuns(): number;
   /** Resolves when MCP servers had their first connection attempt (bounded by tools.mcp.connectTimeoutMs). */
@@ -84,11 +89,15 @@ export function createAgent(deps: AgentDeps): Agent {
   const providers = createProviderCache(deps.providers, config, logger);
   const selection = createModelSelection(config, providers, logger, () => queue.idle());
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
-  const baseTools = [...createBaseTools({ store, tools: config.tools }), ...(deps.tools ?? [])];
+  const baseTools = createBaseTools({ store, tools: config.tools });
   const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));
   mcp.start();
-  const allTools = () =>
-    orderByPriority([...baseTools, ...mcp.tools(), ...(deps.dynamicTools?.() ?? [])]);
+  const extraTools = () => [
+    ...(deps.tools ?? []),
+    ...mcp.tools(),
+    ...(deps.dynamicTools?.() ?? []),
+  ];
+  const allTools = () => orderByPriority([...baseTools, ...extraTools()]);
   let closing = false;
   /** Aborts runs still waiting for another process to release their session. */
   const closed = new AbortController();
@@ -338,6 +347,7 @@ export function createAgent(deps: AgentDeps): Agent {
     chat,
     ...selection,
     toolNames: () => allTools().map((tool) => tool.name),
+    extraTools,
     activeRuns: () => controllers.size,
     ready: () => mcp.ready(),
     idle: () => queue.idle(),

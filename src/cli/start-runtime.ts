@@ -5,7 +5,6 @@
  */
 import { type Agent, createAgent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
-import { createDeviceTools } from "../devices/index.ts";
 import { createMemory, type MemoryService } from "../memory/index.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import { damagedDatabaseError, type Store } from "../store/index.ts";
@@ -17,6 +16,7 @@ import {
 } from "../system/index.ts";
 import { seedWorkspace } from "../workspace/index.ts";
 import type { CliContext } from "./cli-context.ts";
+import { runtimeTools } from "./runtime-tools.ts";
 
 export interface Runtime {
   config: ClawboxConfig;
@@ -78,13 +78,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
       store,
       paths,
       logger: logger.child("agent"),
-      tools: [...(memory?.tools ?? []), ...scheduler.tools],
-      dynamicTools: createDeviceTools({
-        tools: config.tools,
-        home: paths.home,
-        workspace: paths.workspace,
-        vision: () => config.models.providers[config.models.primary]?.kind !== "local",
-      }),
+      ...runtimeTools({ config, paths, memory, scheduler }),
     }),
   );
   let closed = false;

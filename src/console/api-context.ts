@@ -24,7 +24,7 @@ export function registerContextRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     const tools = reportToolDefinitions({
       store: deps.store,
       config,
-      extra: deps.memory?.tools ?? [],
+      extra: deps.agent.extraTools(),
       policy: {
         providerId: model.providerId,
         channel: "web",

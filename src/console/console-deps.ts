@@ -7,12 +7,15 @@ import type { ClawboxConfig } from "../config/index.ts";
 import type { MemoryService } from "../memory/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
+import type { AgentTool } from "../tools/index.ts";
 import type { TicketVerifier } from "./login-ticket.ts";
 
 export interface ConsoleAgent {
   chat(request: ChatRequest): Promise<ChatResult>;
   modelState(): Record<string, string>;
   reloadModels(models: ClawboxConfig["models"]): string[];
+  /** Tools besides the base tools (memory, cron, MCP, devices), for the Context page. */
+  extraTools(): AgentTool[];
 }
 
 /** A status section another area adds (channels, MQTT); undefined = not configured. */

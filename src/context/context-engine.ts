@@ -9,6 +9,7 @@ import type { Message, TranscriptEntry, UserMessage } from "../messages/index.ts
 import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import type { ContextReport } from "./context-report.ts";
+import type { TokenSource } from "./token-counter.ts";
 
 export type RunKind = "interactive" | "subagent" | "cron" | "heartbeat";
 export type ModelKind = "local" | "cloud";
@@ -125,6 +126,8 @@ export interface ContextReportInput {
   /** Provider to measure with; else `model` describes the model. */
   provider?: Provider;
   model?: { providerId: string; model: string; contextWindow: number };
+  /** Without `provider`: the model's tokenizer to count with (else estimates). */
+  tokens?: TokenSource;
   tools?: ToolDefinition[];
 }
 

@@ -156,7 +156,7 @@ export class DefaultContextEngine implements ContextEngine {
       : (input.model ?? { providerId: "unknown", model: "unknown", contextWindow: 8192 });
     const counter = input.provider
       ? await this.counter(input.provider)
-      : await createTokenCounter();
+      : await createTokenCounter(input.tokens);
     const built = await this.build(
       input.session,
       input.modelKind,

@@ -25,8 +25,10 @@ export {
   describeChatTemplate,
 } from "./local/chat-template.ts";
 export { LocalProvider } from "./local/local-provider.ts";
+export { type LocalTokenizer, openLocalTokenizer } from "./local/local-tokenizer.ts";
 export {
   localContextWindow,
+  localModelName,
   type ModelWindow,
   primaryModel,
   primaryModelWindow,

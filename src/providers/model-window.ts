@@ -4,6 +4,7 @@
  * the GGUF header's trained context capped as LocalProvider caps it). Shared by
  * `clawbox context`, `clawbox compact` and the console's Context page.
  */
+import { basename } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
 import { readGgufHeader } from "../models/index.ts";
@@ -16,6 +17,11 @@ export interface ModelWindow {
   kind: "local" | "cloud";
 }
 
+/** A local model's name as reports and sessions show it: the file name without `.gguf`. */
+export function localModelName(path: string | undefined): string {
+  return path ? basename(path).replace(/\.gguf$/i, "") : "local";
+}
+
 /** The primary model's id, name and kind; a local window here is `contextSize` or the cap. */
 export function primaryModel(config: ClawboxConfig): ModelWindow {
   const id = config.models.primary;
@@ -24,10 +30,9 @@ export function primaryModel(config: ClawboxConfig): ModelWindow {
     throw new ClawboxError("CONFIG_INVALID", `models.primary: "${id}" is not in models.providers`);
   }
   if (provider.kind === "local") {
-    const name = provider.path ? (provider.path.split("/").pop() ?? provider.path) : "local";
     return {
       providerId: id,
-      model: name,
+      model: localModelName(provider.path),
       contextWindow: provider.contextSize ?? LOCAL_CONTEXT_CAP,
       kind: "local",
     };

@@ -7,7 +7,6 @@
  * MODEL_CRASHED; the process never crashes for them where llama.cpp lets us avoid it.
  */
 import { randomUUID } from "node:crypto";
-import { basename } from "node:path";
 import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { LocalProviderConfig } from "../../config/index.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
@@ -15,6 +14,7 @@ import { missingModelHint, missingModelPullCommand } from "../../models/index.ts
 import type { Logger } from "../../system/index.ts";
 import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
 import { failedTurnEvent } from "../failed-turn.ts";
+import { localModelName } from "../model-window.ts";
 import type {
   ChatTemplate,
   Provider,
@@ -60,7 +60,7 @@ export class LocalProvider implements Provider {
     private readonly config: LocalProviderConfig,
     private readonly deps: LocalProviderDeps = {},
   ) {
-    this.model = config.path ? basename(config.path).replace(/\.gguf$/i, "") : "local";
+    this.model = localModelName(config.path);
   }
 
   async contextWindow(): Promise<number> {
