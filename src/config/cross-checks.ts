@@ -2,7 +2,9 @@
  * Rules that span keys, which the per-key schema cannot see: the model ids named in
  * `models` exist, and a server reachable beyond loopback has a token. `config check`
  * and every command that loads the config apply them, so a config that passes the
- * check does not fail later at run time.
+ * check does not fail later at run time. They read a small view of the config, taken
+ * from a validated config or (when other keys have errors) from the raw file with
+ * defaults where a value is missing or mistyped, so one check lists every error at once.
  */
 import { Cron } from "croner";
 import type { ClawboxConfig } from "./schema.ts";
@@ -22,20 +24,76 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export function crossCheckConfig(config: ClawboxConfig): CrossIssue[] {
+/** What the cross checks read. */
+export interface CrossCheckView {
+  providerIds: string[];
+  primary: string;
+  fallbacks: string[];
+  host: string;
+  token: string | undefined;
+  dreaming: { cron: string | undefined; timezone: string | undefined };
+}
+
+export function viewOfConfig(config: ClawboxConfig): CrossCheckView {
+  return {
+    providerIds: Object.keys(config.models.providers).filter((id) =>
+      Object.hasOwn(config.models.providers, id),
+    ),
+    primary: config.models.primary,
+    fallbacks: config.models.fallbacks,
+    host: config.server.host,
+    token: config.server.token,
+    dreaming: { cron: config.memory.dreaming.cron, timezone: config.memory.dreaming.timezone },
+  };
+}
+
+const objectAt = (value: unknown, key: string): Record<string, unknown> | undefined => {
+  const child =
+    typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)[key]
+      : undefined;
+  return typeof child === "object" && child !== null && !Array.isArray(child)
+    ? (child as Record<string, unknown>)
+    : undefined;
+};
+const stringAt = (value: Record<string, unknown> | undefined, key: string) =>
+  typeof value?.[key] === "string" ? (value[key] as string) : undefined;
+
+/** The view of a raw config that did not validate: its values where typed right, else `defaults`. */
+export function viewOfRaw(raw: unknown, defaults: CrossCheckView): CrossCheckView {
+  const models = objectAt(raw, "models");
+  const providers = objectAt(models, "providers");
+  const server = objectAt(raw, "server");
+  const dreaming = objectAt(objectAt(raw, "memory"), "dreaming");
+  const fallbacks = models?.fallbacks;
+  return {
+    providerIds: providers ? Object.keys(providers) : defaults.providerIds,
+    primary: stringAt(models, "primary") ?? defaults.primary,
+    fallbacks:
+      Array.isArray(fallbacks) && fallbacks.every((f) => typeof f === "string")
+        ? fallbacks
+        : defaults.fallbacks,
+    host: stringAt(server, "host") ?? defaults.host,
+    token: stringAt(server, "token") ?? defaults.token,
+    dreaming: {
+      cron: stringAt(dreaming, "cron") ?? defaults.dreaming.cron,
+      timezone: stringAt(dreaming, "timezone") ?? defaults.dreaming.timezone,
+    },
+  };
+}
+
+export function crossCheckConfig(view: CrossCheckView): CrossIssue[] {
   const issues: CrossIssue[] = [];
-  const ids = Object.keys(config.models.providers).filter((id) =>
-    Object.hasOwn(config.models.providers, id),
-  );
+  const ids = view.providerIds;
   const known = ids.length > 0 ? ids.map((id) => `"${id}"`).join(", ") : "none configured";
-  if (!ids.includes(config.models.primary)) {
+  if (!ids.includes(view.primary)) {
     issues.push({
       path: "models.primary",
-      message: `"${config.models.primary}" is not in models.providers`,
+      message: `"${view.primary}" is not in models.providers`,
       hint: `use one of ${known}, or add a provider with that id`,
     });
   }
-  config.models.fallbacks.forEach((id, i) => {
+  view.fallbacks.forEach((id, i) => {
     if (!ids.includes(id)) {
       issues.push({
         path: `models.fallbacks.${i}`,
@@ -44,15 +102,15 @@ export function crossCheckConfig(config: ClawboxConfig): CrossIssue[] {
       });
     }
   });
-  if (!isLoopbackHost(config.server.host) && !config.server.token) {
+  if (!isLoopbackHost(view.host) && !view.token) {
     issues.push({
       path: "server.token",
-      message: `required when server.host is ${config.server.host}`,
+      message: `required when server.host is ${view.host}`,
       hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
       related: ["server.host"],
     });
   }
-  const { cron, timezone } = config.memory.dreaming;
+  const { cron, timezone } = view.dreaming;
   if (cron !== undefined) {
     try {
       new Cron(cron, { paused: true, ...(timezone ? { timezone } : {}) }).stop();

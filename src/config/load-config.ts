@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import JSON5 from "json5";
 import { ClawboxError } from "../errors/index.ts";
 import type { z } from "../schema/index.ts";
-import { crossCheckConfig } from "./cross-checks.ts";
+import { crossCheckConfig, viewOfConfig, viewOfRaw } from "./cross-checks.ts";
 import { applyEnvOverrides, ENV_OVERRIDES } from "./env-overrides.ts";
 import { type ClawboxConfig, configSchema } from "./schema.ts";
 import { findUnknownKeys } from "./unknown-keys.ts";
@@ -145,9 +145,14 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const envApplied = applyEnvOverrides(rawObject, env);
   const validated = validateConfig(rawObject, file);
   const { config, warnings } = validated;
-  let errors = validated.errors.map((e) => blame(e, [e.path], envApplied, env));
-  if (config) {
-    errors = crossCheckConfig(config).map((c) =>
+  const typeErrors = validated.errors.map((e) => blame(e, [e.path], envApplied, env));
+  // The cross-key rules run even when some keys are mistyped (on the values that are
+  // right, defaults elsewhere), so one check lists every error; a key already reported
+  // is not reported twice.
+  const view = config ? viewOfConfig(config) : viewOfRaw(rawObject, viewOfConfig(defaultConfig()));
+  const crossErrors = crossCheckConfig(view)
+    .filter((c) => !typeErrors.some((e) => e.path === c.path || e.path.startsWith(`${c.path}.`)))
+    .map((c) =>
       blame(
         { file, path: c.path, message: c.message, hint: c.hint },
         [c.path, ...(c.related ?? [])],
@@ -155,7 +160,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
         env,
       ),
     );
-  }
+  const errors = [...typeErrors, ...crossErrors];
   if (!config || errors.length > 0) {
     throw new ClawboxError("CONFIG_INVALID", errors.map(formatIssue).join("\n"), {
       details: { issues: errors, warnings },

@@ -1,7 +1,7 @@
 /** `clawbox config check|show|path`: validate the configuration without starting anything. */
 
 import { type ConfigIssue, formatIssue } from "../../config/index.ts";
-import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import { isClawboxError } from "../../errors/index.ts";
 import { collectSecrets, redact } from "../../system/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
