@@ -5,6 +5,10 @@
  * going are aborted — each stores what it has, marked aborted — and everything closes.
  * A second signal skips the rest of the drain; if closing then still hangs past
  * `forceMs`, the process exits anyway.
+ *
+ * One Ctrl-C can arrive twice: under `npm start` the terminal sends SIGINT to npm and to
+ * clawbox (one process group), and npm forwards its copy to clawbox as well. A SIGINT
+ * within `echoMs` of the first is that echo, not a second Ctrl-C, so one Ctrl-C drains.
  */
 import type { Logger } from "../system/index.ts";
 
@@ -18,6 +22,8 @@ export interface StopSteps {
   drainMs: number;
   /** Hard limit for `close` after a forced stop (default 5 s). */
   forceMs?: number;
+  /** A SIGINT this soon after the first is the same Ctrl-C (default 500 ms). */
+  echoMs?: number;
   logger: Logger;
   /** Leaves the process (tests pass a recorder). */
   exit?: (code: number) => void;
@@ -28,6 +34,7 @@ export function handleStopSignals(steps: StopSteps): Promise<number> {
   const exit = steps.exit ?? ((code: number) => process.exit(code));
   return new Promise<number>((resolve) => {
     let stopping = false;
+    let first: { signal: NodeJS.Signals; at: number } | undefined;
     let force: (() => void) | undefined;
     const forced = new Promise<void>((r) => {
       force = r;
@@ -52,7 +59,18 @@ export function handleStopSignals(steps: StopSteps): Promise<number> {
     };
     const onSignal = (signal: NodeJS.Signals) => {
       if (!stopping) {
+        first = { signal, at: Date.now() };
         void stop(signal);
+        return;
+      }
+      if (
+        signal === "SIGINT" &&
+        first?.signal === "SIGINT" &&
+        Date.now() - first.at < (steps.echoMs ?? 500)
+      ) {
+        steps.logger.debug(
+          "SIGINT again at once: the same Ctrl-C (npm forwards it); still draining",
+        );
         return;
       }
       steps.logger.warn(`${signal} again: stopping now`);

@@ -4,6 +4,13 @@
  * explicit thread count (the default oversubscribes small boards by ~1000x), and each
  * model file is validated before loading (a malformed GGUF can abort the process in
  * native code) and then loaded once per path and shared until its last user releases it.
+ *
+ * Starting the runtime, node-llama-cpp first tests its binary in a child process of ours
+ * (same process group). A Ctrl-C in the terminal reaches that child too and kills it, and
+ * node-llama-cpp then printed a stack trace and gave up. Its console output goes to our
+ * log (debug) instead, and a failed start is tried once more: the Ctrl-C that killed the
+ * test process is the one the service drains on, and the reply it lets finish needs the
+ * runtime.
  */
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
@@ -18,13 +25,25 @@ export function loadLlama(threads: number, logger?: Logger): Promise<Llama> {
   if (!llamaPromise) {
     llamaPromise = (async () => {
       const { getLlama, LlamaLogLevel } = await import("node-llama-cpp");
-      return getLlama({
-        gpu: false,
-        build: "never",
-        maxThreads: threads,
-        logLevel: LlamaLogLevel.error,
-        logger: (level, message) => logger?.debug("llama.cpp", { level, message: message.trim() }),
-      });
+      const start = () =>
+        withConsoleInLog(logger, () =>
+          getLlama({
+            gpu: false,
+            build: "never",
+            maxThreads: threads,
+            logLevel: LlamaLogLevel.error,
+            logger: (level, message) =>
+              logger?.debug("llama.cpp", { level, message: message.trim() }),
+          }),
+        );
+      try {
+        return await start();
+      } catch (error) {
+        logger?.debug("llama.cpp runtime did not start; trying once more", {
+          error: errorText(error),
+        });
+        return await start();
+      }
     })();
     llamaPromise.catch(() => {
       llamaPromise = undefined;
@@ -97,6 +116,27 @@ async function loadModelFile(path: string, threads: number, logger?: Logger): Pr
         cause: error,
       },
     );
+  }
+}
+
+/**
+ * Runs `task` with console output (what node-llama-cpp prints while it finds and tests its
+ * binary) sent to `logger` at debug level, one line per call, without stack traces.
+ */
+async function withConsoleInLog<T>(logger: Logger | undefined, task: () => Promise<T>): Promise<T> {
+  const saved = { log: console.log, info: console.info, warn: console.warn, error: console.error };
+  const toLog =
+    (level: string) =>
+    (...args: unknown[]) =>
+      logger?.debug("node-llama-cpp", { level, message: args.map(errorText).join(" ").trim() });
+  console.log = toLog("log");
+  console.info = toLog("info");
+  console.warn = toLog("warn");
+  console.error = toLog("error");
+  try {
+    return await task();
+  } finally {
+    Object.assign(console, saved);
   }
 }
 
