@@ -23,10 +23,17 @@ export interface PtyCli {
   kill(): void;
 }
 
-export function ptyCli(args: string[], env: Record<string, string>): PtyCli {
-  const child: ChildProcess = spawn("python3", [RELAY, CLAWBOX_BIN, ...args], {
+/** `command` runs instead of bin/clawbox (e.g. `["npm", "start", "--"]` with `cwd`). */
+export function ptyCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { command?: string[]; cwd?: string } = {},
+): PtyCli {
+  const command = options.command ?? [CLAWBOX_BIN];
+  const child: ChildProcess = spawn("python3", [RELAY, ...command, ...args], {
     env: { ...process.env, TERM: "dumb", ...env },
     stdio: ["pipe", "pipe", "pipe"],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   let out = "";
   const waiters = new Set<() => void>();

@@ -35,6 +35,9 @@ async function startMqtt(runtime: Runtime, home: string) {
   return bridge;
 }
 
+/** How long a stop waits for responses still being written after the drain. */
+const RESPONSE_FLUSH_MS = 2000;
+
 /** `http://host:port`, with an IPv6 address in brackets. */
 export function listenUrl(host: string, port: number): string {
   const bare = host.replace(/^\[(.*)\]$/, "$1");
@@ -182,6 +185,7 @@ export const runCommand: Command = {
       logger: log,
     });
 
+    let serverStopped: Promise<void> = Promise.resolve();
     ctx.keepAlive = handleStopSignals({
       logger: log,
       drainMs: config.server.drainMs,
@@ -190,13 +194,16 @@ export const runCommand: Command = {
         stopWatchdog();
         stopModelWatch();
         // No new connections; open ones (a running reply) finish or are closed below.
-        void server.stop();
+        serverStopped = server.stop();
       },
       idle: () => runtime.agent.idle(),
       close: async () => {
         await bridge?.close();
         await channels?.close();
         await runtime.close();
+        // A reply that finished in the drain is still being written to its client: let
+        // those responses end (briefly), then close what is left (a console page's stream).
+        await Promise.race([serverStopped, new Promise((r) => setTimeout(r, RESPONSE_FLUSH_MS))]);
         await server.stop(true);
       },
     });
