@@ -64,6 +64,11 @@ console_secret=${CLAWBOX_CONSOLE_SECRET:-}
 while [ $# -gt 0 ]; do
   [ "$1" = -h ] || [ "$1" = --help ] && { usage; exit 0; }
   [ "$1" = --pull-model ] && { pull_model=1; shift; continue; }
+  case $1 in
+    --boot | --ssh-key | --deb | --config | --hostname | --user | --timezone | --locale | \
+      --wifi-ssid | --wifi-password | --wifi-country | --os) ;;
+    *) usage >&2; fail "unknown option $1" ;;
+  esac
   [ $# -ge 2 ] || fail "$1 needs a value"
   case $1 in
     --boot) boot=$2 ;; --ssh-key) ssh_key_file=$2 ;; --deb) deb=$2 ;; --config) config=$2 ;;

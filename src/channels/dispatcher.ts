@@ -128,6 +128,11 @@ export class Dispatcher {
       const deadline = replyDeadline(message, capabilities);
       if (Date.now() >= deadline) {
         this.inbox.setState(inboxId, "expired", "reply window closed before the agent ran");
+        log.warn("message not answered: its reply window closed before the agent ran", {
+          channel: message.channel,
+          messageId: message.messageId,
+          waitedMs: Date.now() - receivedAt,
+        });
         return;
       }
       const fetchMedia = adapter?.fetchMedia?.bind(adapter);

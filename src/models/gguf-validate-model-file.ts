@@ -30,6 +30,8 @@ export async function validateModelFile(
       throw new ClawboxError("MODEL_NOT_FOUND", `${path}: model file not found`, {
         hint: PATH_HINT,
         cause: error,
+        // A configured file that is not there (not "no model configured").
+        details: { missingFile: true },
       });
     }
     throw error;

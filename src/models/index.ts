@@ -35,7 +35,7 @@ export {
   installedModelDir,
   readInstalledModel,
 } from "./manifest-installed.ts";
-export { missingModelHint, missingModelPullCommand } from "./missing-model-hint.ts";
+export { missingModelHint, missingModelPullCommand, noModelNotice } from "./missing-model-hint.ts";
 export { pullCommand, pullCommandFor } from "./pull-command.ts";
 export { type PullFileResult, type PullProgress, pullFile } from "./pull-file.ts";
 export { type PullModelResult, pullModel } from "./pull-model.ts";

@@ -3,6 +3,7 @@
  * this board (a name that exists in the manifest), or the first chat model when the
  * board is too small to recommend one. Read on the error path only.
  */
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { loadManifest } from "./manifest.ts";
 import { pullCommandFor } from "./pull-command.ts";
@@ -34,4 +35,23 @@ export function missingModelHint(modelsDir: string = homedir(), manifestPath?: s
   return command
     ? `run "${command}" (or use the console's Models page at http://127.0.0.1:18790/#models); the pulled model becomes the local model`
     : "set models.providers.local.path to a GGUF file";
+}
+
+/**
+ * The line `clawbox run` prints after its console link when chat cannot work yet (the
+ * primary model is local and has no file, or its file is gone): the console's Models
+ * page and the command. Undefined when there is nothing to fix.
+ */
+export function noModelNotice(
+  primary: { kind: string; path?: string | undefined } | undefined,
+  modelsDir: string,
+): string | undefined {
+  if (primary?.kind !== "local") return undefined;
+  const page = "the console's Models page (open the link above, then Models)";
+  if (!primary.path) {
+    const command = missingModelPullCommand(modelsDir);
+    return `no chat model yet: pull one on ${page}${command ? `, or run: ${command}` : ""}`;
+  }
+  if (existsSync(primary.path)) return undefined;
+  return `the local model file ${primary.path} is missing: choose a model on ${page}, or run: clawbox models use NAME`;
 }

@@ -6,6 +6,8 @@ import type { ClawboxError, ErrorCode } from "../errors/index.ts";
 
 const NO_MODEL =
   "No local model is installed yet. The owner can pull one on the web console's Models page, or run:";
+const MISSING_FILE =
+  "The local model file is missing: the model settings name a file that is not there. The owner can choose an installed model on the web console's Models page, or run: clawbox models use NAME";
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
   PROVIDER_AUTH:
@@ -46,6 +48,7 @@ export function failureMessage(error: {
     const { messageTokens, limitTokens, contextWindow } = error.details;
     return `Your message is too long for this model: about ${messageTokens} tokens, but at most ${limitTokens} fit in its ${contextWindow}-token window. Shorten it or send it in parts.`;
   }
+  if (error.code === "MODEL_NOT_FOUND" && error.details?.missingFile === true) return MISSING_FILE;
   if (error.code === "MODEL_NOT_FOUND" && typeof error.details?.pullCommand === "string") {
     return `${NO_MODEL} ${error.details.pullCommand}`;
   }

@@ -71,11 +71,16 @@ export function createCronJobs(
   };
 }
 
-/** One line per job for tools and the CLI. */
+/**
+ * One line per job for tools and the CLI. The next run is shown in the job's own time
+ * zone (`--tz`), else `timezone` (agent.timezone), else the system's, and names it.
+ */
 export function describeJob(job: CronJob, timezone?: string): string {
+  const zone =
+    job.schedule.timezone ?? timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const next =
     job.nextRunAt === undefined
       ? "finished"
-      : `next ${new Date(job.nextRunAt).toLocaleString("sv-SE", timezone ? { timeZone: timezone } : {})}`;
+      : `next ${new Date(job.nextRunAt).toLocaleString("sv-SE", { timeZone: zone })} ${zone}`;
   return `${job.id}  ${describeSchedule(job.schedule)}  ${next}  ${job.sessionKey}  "${job.text}"`;
 }

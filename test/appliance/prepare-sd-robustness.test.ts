@@ -105,4 +105,17 @@ describe("prepare-sd.sh robustness", () => {
     // Ethernet only: no country needed.
     expect(prepare(base(card)).status).toBe(0);
   });
+
+  it("names an unknown option as unknown, wherever it stands, and a known one without its value", () => {
+    const card = makeFakeCard(true, dirs);
+    for (const args of [["--bogus"], [...base(card), "--bogus"], ["--bogus", "x", ...base(card)]]) {
+      const run = prepare(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain("prepare-sd: unknown option --bogus");
+      expect(run.stderr).not.toContain("needs a value");
+    }
+    const missing = prepare([...base(card), "--hostname"]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain("prepare-sd: --hostname needs a value");
+  });
 });

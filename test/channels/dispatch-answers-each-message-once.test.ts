@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Dispatcher, type InboundMessage } from "../../src/channels/index.ts";
 import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
 import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
-import { silentLogger } from "../../src/system/index.ts";
+import { createLogger, type Logger, silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 
 let harness: Harness | undefined;
@@ -26,12 +26,16 @@ function message(overrides: Partial<InboundMessage> = {}): InboundMessage {
 }
 
 /** A dispatcher over the harness's database and agent (a new one = the process restarted). */
-function dispatcherFor(h: Harness, allowFrom: string[] = []): Dispatcher {
+function dispatcherFor(
+  h: Harness,
+  allowFrom: string[] = [],
+  logger: Logger = silentLogger,
+): Dispatcher {
   const dispatcher = new Dispatcher({
     db: h.store.db,
     agent: h.agent,
     config: h.config,
-    logger: silentLogger,
+    logger,
     onReplies: () => {},
   });
   dispatcher.register("qq", {
@@ -121,8 +125,14 @@ describe("channel dispatch", () => {
     expect(outboxRows(h).map((r) => r.reply_to)).toEqual(["m-replied", "m-left"]);
   });
 
-  it("does not run the agent for a message whose reply window has closed", async () => {
-    const { fake, dispatcher } = setup();
+  it("does not run the agent for a message whose reply window has closed, and logs it", async () => {
+    const { fake, h } = setup();
+    const lines: string[] = [];
+    const dispatcher = dispatcherFor(
+      h,
+      [],
+      createLogger({ level: "info", write: (l) => lines.push(l) }),
+    );
     dispatcher.receive(
       message({
         messageId: "m-old",
@@ -136,6 +146,10 @@ describe("channel dispatch", () => {
     expect(fake.requests).toHaveLength(0);
     const row = harness?.store.db.query("SELECT state, reason FROM channel_inbox").get();
     expect(row).toEqual({ state: "expired", reason: "reply window closed before the agent ran" });
+    const line = lines.find((l) => l.includes("reply window closed before the agent ran"));
+    expect(line).toMatch(/^WARN /);
+    expect(line).toContain('"messageId":"m-old"');
+    expect(line).toMatch(/"waitedMs":\d+/);
   });
 
   it("ignores strangers outside allowFrom and group messages without an @-mention", async () => {

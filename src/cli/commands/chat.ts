@@ -62,7 +62,7 @@ async function checkModelFlag(path: string): Promise<void> {
       ? error.message.slice(path.length + 2).replace(/ \(.*\)$/, "")
       : error.message;
     throw new ClawboxError(error.code, `--model ${path}: ${reason}`, {
-      hint: "name a GGUF chat model file (clawbox models list shows the installed ones)",
+      hint: "name a GGUF chat model file; clawbox models list shows the installed ones",
     });
   }
 }

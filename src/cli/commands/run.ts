@@ -14,7 +14,7 @@ import {
   TicketVerifier,
 } from "../../console/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
-import { watchModelSettings } from "../../models/index.ts";
+import { noModelNotice, watchModelSettings } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import type { Command } from "../command.ts";
 import { handleStopSignals } from "../graceful-stop.ts";
@@ -165,6 +165,11 @@ export const runCommand: Command = {
     // A one-time link for this machine's browser (valid 10 minutes; `clawbox console url` makes more).
     const link = loginLink(consoleLinkBase(host, server.port ?? port), issueTicket(login.secret));
     ctx.stdout.write(`console: open ${link}\n`);
+    const notice = noModelNotice(
+      config.models.providers[config.models.primary],
+      runtime.paths.modelsDir,
+    );
+    if (notice) ctx.stdout.write(`${notice}\n`);
     runtime.notifier.ready(`listening on ${address}`);
     runtime.scheduler.start(runtime.agent);
     // After READY: the first index pass, the file watcher and dreaming, in the background.
