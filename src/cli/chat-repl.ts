@@ -10,6 +10,7 @@ import { createInterface } from "node:readline";
 import { SLASH_COMMAND_NAMES } from "../agent/index.ts";
 import { chatTurn } from "./chat-turn.ts";
 import type { CliContext } from "./cli-context.ts";
+import { EXIT } from "./exit-codes.ts";
 import type { Runtime } from "./start-runtime.ts";
 
 const REPL_COMMANDS = ["help", "quit", "exit"];
@@ -105,7 +106,7 @@ export async function runRepl(
       if (quitting) break;
       if (tty) rl.prompt();
     }
-    return 0;
+    return EXIT.ok;
   } finally {
     process.off("SIGINT", onSignal);
     rl.close();

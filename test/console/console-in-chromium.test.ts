@@ -369,7 +369,7 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
       /model local chat template.*(carries its own chat template|no chat template in the GGUF)/,
     );
     await expect(page.locator("#vitals").textContent()).resolves.toMatch(
-      /up \d+ s, RSS \d+\.\d MB/,
+      /up \d+ s, RSS \d+(\.\d+)? MB/,
     );
     await expect(page.locator(".area-channels").textContent()).resolves.toContain("not configured");
     await expect(page.locator(".area-mqtt").textContent()).resolves.toContain("not configured");

@@ -16,11 +16,17 @@ import {
 } from "../../console/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
+
+const URL_ARGS = {
+  options: { port: { type: "string" }, host: { type: "string" } },
+  positionals: false,
+} as const;
 
 export const consoleCommand: Command = {
   name: "console",
-  summary: "print a one-time login link for the web console",
+  args: { subcommands: { url: URL_ARGS } },
   usage: [
     "Usage: clawbox console url [--port N] [--host ADDR]",
     "  url          a fresh one-time login link (valid once, for 10 minutes, for the",
@@ -30,14 +36,7 @@ export const consoleCommand: Command = {
     "               is 0.0.0.0 or ::)",
   ].join("\n"),
   async run(ctx, args) {
-    const [sub, ...rest] = args;
-    if (sub !== "url")
-      throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub ?? ""}" (use: url)`);
-    const { values } = parseCommandArgs(
-      rest,
-      { port: { type: "string" }, host: { type: "string" } },
-      false,
-    );
+    const { values } = parseWith(args.slice(1), URL_ARGS);
     const file = loginSecretPath(ctx.home);
     if (!existsSync(file)) {
       throw new ClawboxError("CONFIG_INVALID", `${file}: no console login secret yet`, {
@@ -63,6 +62,6 @@ export const consoleCommand: Command = {
     ctx.stderr.write(
       `(valid once, for ${TICKET_TTL_MS / 60_000} minutes; open it in a browser on this machine)\n`,
     );
-    return 0;
+    return EXIT.ok;
   },
 };

@@ -17,6 +17,7 @@ import { ClawboxError } from "../../errors/index.ts";
 import { noModelNotice, watchModelSettings } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import type { Command } from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
 import { handleStopSignals } from "../graceful-stop.ts";
 import { parseWith } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
@@ -212,6 +213,6 @@ export const runCommand: Command = {
         await server.stop(true);
       },
     });
-    return 0;
+    return EXIT.ok;
   },
 };
