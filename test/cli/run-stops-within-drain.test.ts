@@ -56,6 +56,8 @@ describe("clawbox run stopping while a reply runs", () => {
     const { home, service } = await serviceWithRunningReply(600_000);
     service.child.kill("SIGINT");
     await service.waitFor("stopping");
+    // Later than npm's echo of the same Ctrl-C (graceful-stop's echoMs): a second Ctrl-C.
+    await new Promise((r) => setTimeout(r, 700));
     service.child.kill("SIGINT");
     const exit = await within(service.exited, 20_000, "stopping after the second SIGINT");
     expect(exit.code).toBe(0);
