@@ -36,10 +36,15 @@ export function signHex(keys: QqSigningKeys, message: string): string {
 }
 
 /** False for a missing, malformed or wrong signature (never throws). */
-export function verifyHex(publicKey: KeyObject, message: string, signatureHex: string): boolean {
+export function verifyHex(
+  publicKey: KeyObject,
+  message: string | Uint8Array,
+  signatureHex: string,
+): boolean {
   if (!/^[0-9a-f]{128}$/i.test(signatureHex)) return false;
+  const bytes = typeof message === "string" ? Buffer.from(message, "utf8") : message;
   try {
-    return verify(null, Buffer.from(message, "utf8"), publicKey, Buffer.from(signatureHex, "hex"));
+    return verify(null, bytes, publicKey, Buffer.from(signatureHex, "hex"));
   } catch {
     return false;
   }

@@ -1,7 +1,8 @@
 /**
  * QQ webhook mode (`POST /channels/qq/webhook`). The platform's ed25519 signature over
  * `X-Signature-Timestamp + body` is the only authentication: a missing, malformed or
- * wrong signature gets 401 before the body is even parsed. The URL validation (op 13)
+ * wrong signature gets 401 before the body is decoded or parsed (verified on its raw
+ * bytes; the HTTP server caps it at 256 KB before this runs). The URL validation (op 13)
  * is answered with the signed plain_token; a dispatch (op 0) is stored, then acknowledged
  * with op 12. If storing fails the answer is 500, so the platform retries later.
  */
@@ -22,18 +23,23 @@ const problem = (status: number, code: string, message: string) =>
   json({ error: { code, message } }, status);
 
 export function createQqWebhook(keys: QqSigningKeys, host: ChannelHost): WebhookHandler {
+  const refuse = () => {
+    host.logger.warn("webhook request with a missing or wrong signature refused");
+    return problem(401, "UNAUTHORIZED", "missing or invalid X-Signature-Ed25519");
+  };
   return async (request) => {
-    const body = await request.text();
     const timestamp = request.headers.get("x-signature-timestamp") ?? "";
     const signature = request.headers.get("x-signature-ed25519") ?? "";
-    if (!timestamp || !verifyHex(keys.publicKey, timestamp + body, signature)) {
-      host.logger.warn("webhook request with a missing or wrong signature refused");
-      return problem(401, "UNAUTHORIZED", "missing or invalid X-Signature-Ed25519");
-    }
+    // Checked before the body is even read when a header is missing, and on its raw
+    // bytes (never a decoded and re-encoded copy) before it is decoded or parsed.
+    if (!timestamp || !signature) return refuse();
+    const raw = Buffer.from(await request.arrayBuffer());
+    if (!verifyHex(keys.publicKey, Buffer.concat([Buffer.from(timestamp, "utf8"), raw]), signature))
+      return refuse();
     host.touch();
     let frame: z.infer<typeof frameSchema>;
     try {
-      frame = frameSchema.parse(JSON.parse(body));
+      frame = frameSchema.parse(JSON.parse(raw.toString("utf8")));
     } catch {
       return problem(400, "HTTP_BAD_REQUEST", "body is not a QQ payload ({op, d, s, t})");
     }

@@ -1,7 +1,9 @@
 /**
  * `GET|POST /channels/wecom/app`: the self-built app's callback URL.
- * - The SHA1 `msg_signature` is checked before anything is decrypted; a mismatch is
- *   403 and the ciphertext is never touched.
+ * - The SHA1 `msg_signature` is checked before anything is decrypted or parsed; a
+ *   mismatch is 403 and the ciphertext is never touched. WeCom signs the `<Encrypt>`
+ *   text, so finding that text by a linear scan of the (at most 256 KB) body is the only
+ *   work done for an unsigned request (callback-xml.ts).
  * - GET with `echostr` (URL verification) answers the decrypted plaintext.
  * - POST answers an empty 200 as soon as the message is durably stored (well inside
  *   the platform's 5 seconds); the real answer goes out later through message/send.
@@ -11,7 +13,7 @@
 import type { Logger } from "../../system/index.ts";
 import { type AppMessage, appMessageFields, toAppMessage } from "./app-message.ts";
 import { type CallbackCryptoConfig, openEnvelope, signatureMatches } from "./callback-crypto.ts";
-import { readXmlFields } from "./callback-xml.ts";
+import { encryptedField, readXmlFields } from "./callback-xml.ts";
 
 export interface AppCallbackDeps {
   crypto: CallbackCryptoConfig;
@@ -47,16 +49,25 @@ export async function handleAppCallback(
   if (request.method !== "POST") return plain(405, "GET or POST only");
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) return plain(413, "body too large");
-  const body = await request.text();
-  if (body.length > MAX_BODY_BYTES) return plain(413, "body too large");
-  const encrypt = readXmlFields(body).Encrypt;
-  if (!encrypt) return plain(400, "no <Encrypt> element");
+  const raw = await request.arrayBuffer();
+  if (raw.byteLength > MAX_BODY_BYTES) return plain(413, "body too large");
+  // WeCom signs the <Encrypt> text, so that text (found by a linear scan, nothing parsed)
+  // is all an unverified body is read for.
+  const encrypt = encryptedField(new Uint8Array(raw));
+  if (!encrypt) return plain(400, "no base64 <Encrypt> element");
   if (!signatureMatches(deps.crypto.token, { msgSignature, timestamp, nonce, encrypt })) {
     deps.logger.warn("WeCom app: callback with a wrong signature refused");
     return plain(403, "signature mismatch");
   }
   return opened(deps, encrypt, async (xml) => {
-    const fields = appMessageFields.safeParse(readXmlFields(xml));
+    let parsed: Record<string, string>;
+    try {
+      parsed = await readXmlFields(xml);
+    } catch {
+      deps.logger.warn("WeCom app: decrypted callback is not well-formed XML; ignored");
+      return plain(200, "");
+    }
+    const fields = appMessageFields.safeParse(parsed);
     if (!fields.success) {
       deps.logger.warn("WeCom app: callback XML without the expected fields ignored");
       return plain(200, "");
