@@ -51,6 +51,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     logger: logger.child("dispatch"),
     onReplies: () => worker?.wake(),
     attachments: { vision: deps.vision ?? false },
+    workspace: deps.workspace,
   });
 
   const hostFor = (id: string): ChannelHost => {

@@ -10,11 +10,13 @@ import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import { buildSessionKey } from "../context/index.ts";
 import type { Logger } from "../system/index.ts";
+import { isOwner } from "../tools/index.ts";
 import { type AccessPolicy, decideAccess } from "./access.ts";
 import { type AttachmentOptions, prepareAttachments } from "./attachments.ts";
 import type { ChannelAdapter, ChannelCapabilities, InboundMessage } from "./channel.ts";
 import { Inbox, peerOf } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
+import { guardReplyAttachments } from "./reply-attachments.ts";
 import { shapeReply } from "./reply-shaping.ts";
 
 /** What the dispatcher needs from the agent (structurally the agent's public API). */
@@ -40,6 +42,8 @@ export interface DispatcherDeps {
   /** Called after replies were stored (the outbox worker sends them). */
   onReplies: () => void;
   attachments?: AttachmentOptions;
+  /** The workspace: images a reply attaches are judged against it for the turn's sender. */
+  workspace: string;
 }
 
 export function describeCapabilities(caps: ChannelCapabilities): string {
@@ -148,7 +152,13 @@ export class Dispatcher {
         ...(onEvent ? { onEvent } : {}),
       });
       const text = result.error && !result.reply ? result.error.message : result.reply;
-      const parts = result.silent ? [] : shapeReply(text, capabilities);
+      const shaped = result.silent ? [] : shapeReply(text, capabilities);
+      const { parts, refused } = guardReplyAttachments(shaped, capabilities.imageTag, {
+        workspace: this.deps.workspace,
+        isOwner: isOwner(this.deps.config, request.senderId),
+      });
+      if (refused.length > 0)
+        log.warn("reply images refused for this sender", { count: refused.length });
       const target = {
         channel: message.channel,
         chatType: message.chatType,

@@ -2,6 +2,7 @@ export { parsePatch } from "./apply-patch-tool.ts";
 export { createBaseTools } from "./base-tools.ts";
 export { createExecTool, type ExecLimits } from "./exec-tool.ts";
 export { normalizeSchema } from "./normalize-schema.ts";
+export { type FileRequester, resolveToolPath } from "./owner-files.ts";
 export { sessionUsage, type UsageTotals } from "./session-usage.ts";
 export type { AgentTool, ToolContext, ToolOutput } from "./tool.ts";
 export { reportToolDefinitions, toolDefinitions } from "./tool-definitions.ts";

@@ -37,6 +37,7 @@ function dispatcherFor(
     config: h.config,
     logger,
     onReplies: () => {},
+    workspace: h.paths.workspace,
   });
   dispatcher.register("qq", {
     capabilities: qqCapabilities(false),

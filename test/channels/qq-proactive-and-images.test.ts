@@ -43,6 +43,8 @@ describe("QQ sending", () => {
   it("uploads images the assistant tags with <qqimg> and sends them as media replies after the text", async () => {
     rig = await startQqRig({
       qq: { markdown: true },
+      // The owner: even for an owner a reply attaches only files inside the workspace.
+      config: { agent: { owners: ["cli", "qq:USER_A"] } },
       reply: () =>
         "Here is the porch:\n<qqimg>https://example.com/porch.jpg</qqimg>\n<qqimg>/etc/passwd</qqimg>",
     });
@@ -50,19 +52,20 @@ describe("QQ sending", () => {
     writeFileSync(join(r.harness.paths.workspace, "note.txt"), "x");
     await waitUntil(() => r.service.status()[0]?.state === "connected", 10_000, "READY");
     const id = r.platform.c2c("USER_A", "show me the porch");
-    await waitUntil(() => r.platform.attempts.length >= 2, 10_000, "text and image");
+    await waitUntil(() => r.platform.attempts.length >= 3, 10_000, "text, image and note");
     await new Promise((done) => setTimeout(done, 500));
     expect(r.platform.sent.map((m) => m.body)).toEqual([
       { msg_type: 2, markdown: { content: "Here is the porch:" }, msg_id: id, msg_seq: 1 },
       { msg_type: 7, content: " ", media: { file_info: "fi-1" }, msg_id: id, msg_seq: 2 },
+      {
+        msg_type: 2,
+        markdown: { content: "(an image was left out: that file is not shared in this chat)" },
+        msg_id: id,
+        msg_seq: 3,
+      },
     ]);
     expect(r.platform.uploads).toEqual([
       { file_type: 1, srv_send_msg: false, url: "https://example.com/porch.jpg" },
     ]);
-    const failed = r.harness.store.db
-      .query("SELECT seq, state, reason FROM channel_outbox WHERE state = 'failed'")
-      .all() as { seq: number; state: string; reason: string }[];
-    expect(failed).toHaveLength(1);
-    expect(failed[0]?.reason).toMatch(/outside the workspace/);
   });
 });

@@ -18,6 +18,8 @@ export async function startQqRig(
     qq?: Record<string, unknown>;
     heartbeatIntervalMs?: number;
     reply?: (text: string) => string;
+    /** More config (e.g. `agent.owners`). */
+    config?: Record<string, unknown>;
   } = {},
 ): Promise<QqRig> {
   const platform = new FakeQqPlatform({ heartbeatIntervalMs: options.heartbeatIntervalMs }).start();
@@ -32,6 +34,7 @@ export async function startQqRig(
     providers: { fake },
     engine: "real",
     config: {
+      ...options.config,
       channels: {
         qq: {
           appId: platform.appId,

@@ -160,7 +160,7 @@ describe("read", () => {
     expect(range.text).toBe(`${line}\n${line}\n`);
   });
 
-  it("opens the bundled skills read-only, and nothing beside them", async () => {
+  it("opens the bundled skills read-only for an owner, and nothing beside them", async () => {
     const skill = await run("read", { path: join(skills, "weather", "SKILL.md") });
     expect(skill).toEqual({ isError: false, text: "# Weather skill\n" });
     const stranger = await run(
@@ -168,7 +168,8 @@ describe("read", () => {
       { path: join(skills, "weather", "SKILL.md") },
       { isOwner: false },
     );
-    expect(stranger.isError).toBe(false);
+    expect(stranger.isError).toBe(true);
+    expect(stranger.text).not.toContain("Weather skill");
     const other = await run("read", { path: join(dir, "other", "SKILL.md") });
     expect(other.isError).toBe(true);
     const write = await run("write", { path: join(skills, "weather", "SKILL.md"), content: "x" });
