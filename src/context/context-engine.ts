@@ -14,7 +14,7 @@ import type { TokenSource } from "./token-counter.ts";
 export type RunKind = "interactive" | "subagent" | "cron" | "heartbeat";
 export type ModelKind = "local" | "cloud";
 
-/** Per-turn facts that must stay below the cache boundary (or in the user message). */
+/** Per-turn facts: they lead the new user message, never the system prompt or tools. */
 export interface DynamicContext {
   channel: string;
   senderId?: string;
@@ -52,7 +52,7 @@ export interface AssembleInput {
 
 export interface AssembledContext {
   systemPrompt: string;
-  /** Char offset of the dynamic suffix in `systemPrompt`. */
+  /** Char offset of a per-turn suffix in `systemPrompt` (the default engine has none). */
   cacheBoundary: number;
   /** Messages to send, already pruned and repaired; the last one is the user turn. */
   messages: Message[];
@@ -61,9 +61,9 @@ export interface AssembledContext {
   /** Report for /context and logs. */
   report?: ContextReport;
   /**
-   * The pending user message exactly as sent (per-turn context prefix for local models,
+   * The pending user message exactly as sent (the per-turn facts stamp, a
    * bootstrap-pending block on a first run). Store this one, not the raw message, so
-   * later turns replay the same bytes and the local KV cache stays valid.
+   * later turns replay the same bytes and every provider's prefix cache stays valid.
    */
   pendingMessage?: UserMessage;
   /** History did not fit even after pruning: older messages were left out; compact soon. */

@@ -198,7 +198,6 @@ export class DefaultContextEngine implements ContextEngine {
         contextWindow: model.contextWindow,
         tools,
         firstRun,
-        facts,
         ...(addition ? { addition } : {}),
         ...(privateFiles === false ? { privateFiles } : {}),
       },
@@ -221,7 +220,7 @@ export class DefaultContextEngine implements ContextEngine {
     const fitted = pending
       ? await fitPending({
           pending,
-          lead: modelKind === "local" ? [renderTurnPrefix(facts)] : [],
+          lead: [renderTurnPrefix(facts)],
           ...(prepared.userFile
             ? {
                 bootstrapText:

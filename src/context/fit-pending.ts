@@ -19,7 +19,7 @@ export interface PendingFit {
 
 export interface PendingInput {
   pending: UserMessage;
-  /** Per-turn lead text (local models: the turn facts), after the bootstrap block. */
+  /** Per-turn lead text (the turn facts stamp), after the bootstrap block. */
   lead: readonly string[];
   /** Full BOOTSTRAP.md text when it goes in the user message. */
   bootstrapText?: string;

@@ -1,8 +1,8 @@
 /**
- * The pending user message as sent: for local models the per-turn facts lead the
- * message (the system prompt stays byte-identical); a bootstrap-pending block, when
- * present, comes first. The caller stores this decorated message so later turns replay
- * exactly the bytes the model already evaluated.
+ * The pending user message as sent: the per-turn facts stamp leads the message (the
+ * system prompt stays byte-identical for every model kind); a bootstrap-pending block,
+ * when present, comes first. The caller stores this decorated message so later turns
+ * replay exactly the bytes the model (or a cloud provider's prefix cache) already saw.
  */
 import type { UserMessage } from "../messages/index.ts";
 

@@ -3,18 +3,17 @@
  * decides their destinations, lists skills, measures tool schemas against their caps
  * (compact skills list → shorter list → fewer tools → tighter bootstrap), then runs the
  * degradation ladder (degrade-prompt.ts) until the fixed parts leave history its floor.
- * Everything above the cache boundary depends only on session-stable inputs and the
- * window, never on history or the per-turn message.
+ * The system prompt and the kept tools depend only on session-stable inputs and the
+ * window, never on history, the clock or the per-turn message (whose facts lead the
+ * user message instead), so a session's turns send them byte-identical.
  */
 
 import {
   buildSystemPrompt,
   type ListedSkill,
   type PromptMode,
-  renderDynamicSection,
   renderSkillsList,
   type SystemPrompt,
-  type TurnFacts,
 } from "../prompt/index.ts";
 import type { ToolDefinition } from "../providers/index.ts";
 import {
@@ -68,8 +67,6 @@ export interface PrepareRequest {
   contextWindow: number;
   tools: readonly ToolDefinition[];
   firstRun: boolean;
-  /** Cloud models: rendered below the boundary. Local: caller puts it in the user message. */
-  facts?: TurnFacts;
   addition?: string;
 }
 
@@ -93,7 +90,7 @@ export interface PreparedPrompt {
   overhead: TemplateOverhead;
   /** The user-destined BOOTSTRAP.md as limited, when it leads the user message. */
   userFile?: InjectedFile;
-  /** System prompt (incl. this turn's dynamic suffix), tools and template frame. */
+  /** The system prompt's tokens. */
   systemTokens: number;
   bootstrapTokens: number;
   toolTokens: number;
@@ -192,7 +189,7 @@ export async function preparePrompt(
     limited: boot.limited,
     bootstrapTokens: boot.tokens,
   };
-  const render = (s: PromptShape, dynamic: boolean): SystemPrompt =>
+  const render = (s: PromptShape): SystemPrompt =>
     buildSystemPrompt({
       mode: s.mode,
       toolNames: req.tools.slice(0, s.toolCount).map((t) => t.name),
@@ -212,16 +209,12 @@ export async function preparePrompt(
           : [],
       omit: s.omit,
       ...(req.addition ? { addition: req.addition } : {}),
-      ...(dynamic && req.facts && req.modelKind === "cloud"
-        ? { dynamic: renderDynamicSection(req.facts) }
-        : {}),
     });
   const toolSum = (s: PromptShape) =>
     toolTokenList.slice(0, s.toolCount).reduce((a, b) => a + b, 0);
   const toolFrame = (s: PromptShape) => (s.toolCount > 0 ? overhead.toolsBlock + s.toolCount : 0);
-  // Only the prefix (session-stable) decides the shape; the dynamic suffix is per turn.
   const measure = async (s: PromptShape) =>
-    (await counter.count(render(s, false).prefix)) +
+    (await counter.count(render(s).text)) +
     toolSum(s) +
     toolFrame(s) +
     overhead.frame +
@@ -235,10 +228,8 @@ export async function preparePrompt(
       target: caps.available - caps.historyFloor,
     })),
   );
-  const system = render(shape, true);
-  const prefixTokens = await counter.count(system.prefix);
-  const suffix = system.text.slice(system.cacheBoundary);
-  const systemTokens = prefixTokens + (suffix ? await counter.count(suffix) : 0);
+  const system = render(shape);
+  const systemTokens = await counter.count(system.text);
 
   const limitedByName = new Map(
     [...shape.limited, ...userLimited].map((f) => [f.name, f] as const),

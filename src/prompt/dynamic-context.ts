@@ -1,8 +1,11 @@
 /**
  * Per-turn facts (channel, sender, direct/group, message id, reply target, time). They
- * change every turn, so they never appear above the cache boundary: for cloud models
- * they form the system prompt's dynamic suffix, for local models they lead the user
- * message so the system prompt stays byte-identical and llama.cpp reuses its KV cache.
+ * change every turn, so they never enter the system prompt or the tool definitions: for
+ * every model kind they lead the new user message as one stamp line, which is stored
+ * with the message. Later turns replay the stamp byte for byte, so the whole request up
+ * to the new message is a prefix a provider's cache (llama.cpp's KV cache, OpenAI's
+ * automatic prefix cache, Anthropic's breakpoints) has already seen. The time is given
+ * to the minute: no tool needs seconds, and the model learns the current time anyway.
  */
 export interface TurnFacts {
   channel: string;
@@ -32,36 +35,49 @@ export function safeTimezone(zone: string | undefined): string {
   }
 }
 
+const TO_THE_MINUTE = {
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+} as const;
+
+/** `2026-12-01 18:20 Tue (Europe/Berlin)`: local time to the minute, weekday, zone. */
 export function formatTurnTime(now: number, zone: string | undefined): string {
   const timeZone = safeTimezone(zone);
   const date = new Date(now);
-  const local = date.toLocaleString("sv-SE", { timeZone, hour12: false });
+  const local = date.toLocaleString("sv-SE", { timeZone, hourCycle: "h23", ...TO_THE_MINUTE });
   const weekday = date.toLocaleDateString("en-US", { timeZone, weekday: "short" });
   return `${local} ${weekday} (${timeZone})`;
+}
+
+/** A value from a platform (a sender's display name): one line, and it cannot close the stamp. */
+function plain(value: string): string {
+  return value.replace(/[\r\n\t]+/g, " ").replace(/\]/g, ")");
 }
 
 function factLines(facts: TurnFacts): string[] {
   const sender = facts.senderName
     ? `${facts.senderName}${facts.senderId ? ` (${facts.senderId})` : ""}`
     : facts.senderId;
+  const time = formatTurnTime(facts.now, facts.timezone);
+  const received =
+    facts.receivedAt !== undefined ? formatTurnTime(facts.receivedAt, facts.timezone) : time;
   return [
     `channel: ${facts.channel}`,
     `chat: ${facts.chatType}${facts.groupId ? ` ${facts.groupId}` : ""}`,
     ...(sender ? [`sender: ${sender}`] : []),
     ...(facts.messageId ? [`message_id: ${facts.messageId}`] : []),
     ...(facts.replyTo ? [`reply_to: ${facts.replyTo}`] : []),
-    ...(facts.receivedAt !== undefined ? [`received_ms: ${facts.receivedAt}`] : []),
     ...(facts.capabilities ? [`channel_can: ${facts.capabilities}`] : []),
-    `time: ${formatTurnTime(facts.now, facts.timezone)}`,
-  ];
+    // A message that waited (a restart, a busy session) says when it was sent.
+    ...(received !== time ? [`received: ${received}`] : []),
+    `time: ${time}`,
+  ].map(plain);
 }
 
-/** The dynamic suffix of a cloud model's system prompt. */
-export function renderDynamicSection(facts: TurnFacts): string {
-  return ["## Current turn", ...factLines(facts)].join("\n");
-}
-
-/** The block that leads a local model's user message. */
+/** The stamp that leads the new user message: `[turn channel: qq; …; time: …]`. */
 export function renderTurnPrefix(facts: TurnFacts): string {
   return `[turn ${factLines(facts).join("; ")}]`;
 }

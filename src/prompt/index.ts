@@ -1,7 +1,6 @@
-/** The layered system prompt: sections, modes, cache boundary, per-turn facts, skills list. */
+/** The layered system prompt: sections, modes, per-turn facts stamp, skills list. */
 export {
   formatTurnTime,
-  renderDynamicSection,
   renderTurnPrefix,
   safeTimezone,
   type TurnFacts,

@@ -1,10 +1,10 @@
 /**
- * Builds the system prompt from sections in a fixed order, with a cache boundary
- * between the stable prefix and the dynamic suffix. Modes: `full` (main agent),
+ * Builds the system prompt from sections in a fixed order. Modes: `full` (main agent),
  * `minimal` (subagent/cron/heartbeat: no skills, memory, messaging, heartbeats),
  * `none` (identity line only); the budget planner may omit further sections by name on
- * small windows. The prefix depends only on its inputs, so two turns
- * with the same inputs produce byte-identical prefixes.
+ * small windows. The text depends only on its session-stable inputs, so two turns with
+ * the same inputs produce byte-identical prompts: nothing per turn (time, sender,
+ * message id) is an input here; those facts lead the user message (dynamic-context.ts).
  */
 import {
   documentationSection,
@@ -40,15 +40,13 @@ export interface SystemPromptInput {
   missingFiles: readonly string[];
   /** Extra stable text from another engine or caller (placed before project context). */
   addition?: string;
-  /** Rendered dynamic section (cloud models), placed after the boundary. */
-  dynamic?: string;
   /** Sections left out by the budget planner (e.g. "documentation", "heartbeats"). */
   omit?: readonly string[];
 }
 
 export interface SystemPrompt {
   text: string;
-  /** Char offset where the dynamic suffix starts (= prefix length). */
+  /** Char offset where a per-turn suffix would start: the whole text is stable. */
   cacheBoundary: number;
   prefix: string;
   /** Chars per section, for reports. */
@@ -81,9 +79,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
   const omit = new Set(input.omit ?? []);
   const kept = sections.filter((s) => s.text.length > 0 && !omit.has(s.name));
   const prefix = `${kept.map((s) => s.text).join("\n\n")}\n`;
-  const suffix = input.dynamic ? `\n${input.dynamic}\n` : "";
   return {
-    text: prefix + suffix,
+    text: prefix,
     cacheBoundary: prefix.length,
     prefix,
     sections: kept.map((s) => ({ name: s.name, chars: s.text.length })),

@@ -85,7 +85,7 @@ describe("channel dispatch", () => {
     ]);
   });
 
-  it("puts the per-message facts in the turn envelope, not in the stable prompt prefix", async () => {
+  it("puts the per-message facts in the stamp of the user message, not in the system prompt", async () => {
     const { fake, dispatcher } = setup();
     dispatcher.receive(
       message({ messageId: "m-envelope", chatType: "group", groupId: "G1", mentioned: true }),
@@ -94,18 +94,16 @@ describe("channel dispatch", () => {
     const request = fake.requests[0];
     expect(request).toBeDefined();
     if (!request) return;
-    const prefix = request.systemPrompt.slice(0, request.cacheBoundary);
-    const suffix = request.systemPrompt.slice(request.cacheBoundary);
+    const stamp = String(request.messages.at(-1)?.content).split("\n\n")[0];
     for (const fact of [
       "message_id: m-envelope",
       "sender: qq:USER1",
       "chat: group G1",
-      "received_ms:",
       "channel_can: plain text",
     ])
-      expect(suffix).toContain(fact);
-    for (const secret of ["m-envelope", "USER1", "G1", "received_ms", "channel_can"])
-      expect(prefix).not.toContain(secret);
+      expect(stamp).toContain(fact);
+    for (const perMessage of ["m-envelope", "USER1", "G1", "channel_can"])
+      expect(request.systemPrompt).not.toContain(perMessage);
     expect(harness?.store.sessions.byKey("agent:main:qq:group:G1")).toBeDefined();
     expect(outboxRows(harness as Harness)[0]?.peer_id).toBe("G1");
   });
@@ -211,8 +209,10 @@ describe("channel dispatch", () => {
     dispatcher.receive(message({ messageId: "q1", senderId: "OWNER", text: "be quiet" }));
     await dispatcher.drain();
     const toolsOf = (i: number) => (fake.requests[i]?.tools ?? []).map((t) => t.name);
-    const owner = fake.requests.findIndex((r) => r.systemPrompt.includes("qq:OWNER"));
-    const stranger = fake.requests.findIndex((r) => r.systemPrompt.includes("qq:STRANGER"));
+    const from = (sender: string) =>
+      fake.requests.findIndex((r) => String(r.messages.at(-1)?.content).includes(sender));
+    const owner = from("sender: qq:OWNER");
+    const stranger = from("sender: qq:STRANGER");
     expect(toolsOf(owner)).toContain("exec");
     expect(toolsOf(stranger)).not.toContain("exec");
     expect(toolsOf(stranger).length).toBeLessThan(toolsOf(owner).length);

@@ -5,11 +5,17 @@
  *
  * Like the real API it rejects, with HTTP 400 `invalid_request_error`, requests that
  * break the Messages API's documented rules (docs.anthropic.com: Messages API,
- * "Tool use", "Extended thinking"): an empty text block anywhere ("text content blocks
- * must be non-empty"), an `is_error` tool_result holding anything but text, and
- * extended thinking together with a tool_choice that forces tool use.
+ * "Tool use", "Extended thinking", "Prompt caching"): an empty text block anywhere
+ * ("text content blocks must be non-empty"), an `is_error` tool_result holding anything
+ * but text, extended thinking together with a tool_choice that forces tool use, and
+ * more than 4 blocks marked `cache_control`.
  */
-import { type ScriptedServer, type Step, startScriptedServer } from "./scripted-sse-server.ts";
+import {
+  type RecordedRequest,
+  type ScriptedServer,
+  type Step,
+  startScriptedServer,
+} from "./scripted-sse-server.ts";
 
 export type { ScriptedServer, Step } from "./scripted-sse-server.ts";
 
@@ -26,10 +32,13 @@ export type AnthropicBlock =
   | { type: "tool_use"; id: string; name: string; rawInput: string }
   | { type: "redacted_thinking"; data: string };
 
-export function startFakeAnthropic(): Promise<ScriptedServer> {
+/** `answer` replies to valid requests nothing was scripted for (default: "ok"). */
+export function startFakeAnthropic(
+  answer: (request: RecordedRequest) => Step = () => anthropicReply([{ type: "text", text: "ok" }]),
+): Promise<ScriptedServer> {
   return startScriptedServer(
     (headers) => headers["x-api-key"],
-    () => anthropicReply([{ type: "text", text: "ok" }]),
+    answer,
     (request) => {
       const problem = invalidRequest(request.body);
       return problem ? anthropicStatus(400, "invalid_request_error", problem) : undefined;
@@ -41,8 +50,22 @@ type Json = Record<string, unknown>;
 const asBlocks = (value: unknown): Json[] =>
   Array.isArray(value) ? (value.filter((v) => typeof v === "object" && v !== null) as Json[]) : [];
 
+/** Blocks carrying `cache_control` in tools, system and message content (tool_result included). */
+function cacheBreakpoints(body: Json): number {
+  const marked = (blocks: Json[]) => blocks.filter((block) => block.cache_control != null).length;
+  return (
+    marked(asBlocks(body.tools)) +
+    marked(asBlocks(body.system)) +
+    asBlocks(body.messages).reduce((n, message) => n + marked(asBlocks(message.content)), 0)
+  );
+}
+
 /** The API's own wording for the rules it enforces, or undefined for a valid body. */
 function invalidRequest(body: Json): string | undefined {
+  const breakpoints = cacheBreakpoints(body);
+  if (breakpoints > 4) {
+    return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
+  }
   const thinking = body.thinking as Json | undefined;
   const choice = (body.tool_choice as Json | undefined)?.type;
   if (thinking?.type === "enabled" && (choice === "any" || choice === "tool")) {

@@ -18,10 +18,13 @@ export interface UsageScript {
   cached?: number;
 }
 
-export function startFakeOpenAI(): Promise<ScriptedServer> {
+/** `answer` replies to requests nothing was scripted for (default: "ok"). */
+export function startFakeOpenAI(
+  answer: (request: RecordedRequest) => Step = () => openaiText("ok"),
+): Promise<ScriptedServer> {
   return startScriptedServer(
     (headers) => headers.authorization?.replace(/^Bearer\s+/i, ""),
-    () => openaiText("ok"),
+    answer,
     reasoningModelRefusal,
   );
 }

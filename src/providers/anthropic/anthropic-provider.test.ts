@@ -163,7 +163,10 @@ describe("Anthropic provider against a fake SSE server", () => {
     ];
     await collect(new AnthropicProvider("an", config()), { ...request, messages });
     expect(server.requests.at(-1)?.body.messages).toEqual([
-      { role: "user", content: [{ type: "text", text: "lights?" }] },
+      {
+        role: "user",
+        content: [{ type: "text", text: "lights?", cache_control: { type: "ephemeral" } }],
+      },
       {
         role: "assistant",
         content: [

@@ -9,9 +9,14 @@
  * empty text blocks ("text content blocks must be non-empty": an empty tool output gets
  * a placeholder), images inside an `is_error` tool_result (text only there), and
  * extended thinking together with a forced tool_choice (thinking is left off for that
- * request). Redacted thinking is replayed as `redacted_thinking`. A second cache
- * breakpoint sits on the newest user turn, so a tool loop re-reads the history from the
- * cache instead of paying for it again on every step.
+ * request). Redacted thinking is replayed as `redacted_thinking`.
+ *
+ * Cache breakpoints (at most 3 of the API's 4): the stable system prompt (tools and
+ * system); the end of the previous request's history (the user turn before the newest
+ * assistant reply), which that request wrote to the cache and this one therefore reads;
+ * and the newest user turn, written for the next request. A read needs a breakpoint
+ * whose whole prefix matches a cached one, so the middle one is what lets a long
+ * conversation (and every step of a tool loop) pay only for what is new.
  */
 import type { AnthropicProviderConfig } from "../../config/index.ts";
 import type { AssistantMessage, Message } from "../../messages/index.ts";
@@ -93,15 +98,22 @@ function wireMessages(messages: Message[]): WireMessage[] {
     if (last && last.role === wire.role) last.content.push(...wire.content);
     else out.push(wire);
   }
-  markHistoryBreakpoint(out);
+  markHistoryBreakpoints(out);
   return out;
 }
 
-/** Cache breakpoint on the last block of the newest user turn (the system prompt has the other). */
-function markHistoryBreakpoint(messages: WireMessage[]): void {
-  const lastUser = messages.findLast((message) => message.role === "user");
-  const block = lastUser?.content.at(-1);
-  if (block) block.cache_control = { type: "ephemeral" };
+/**
+ * Breakpoints on the last block of the newest user turn and of the user turn before the
+ * newest assistant reply: where the previous request ended, so its cached prefix is read.
+ */
+function markHistoryBreakpoints(messages: WireMessage[]): void {
+  const newest = messages.findLastIndex((message) => message.role === "user");
+  const reply = messages.findLastIndex((message, i) => i < newest && message.role === "assistant");
+  const previous = messages.findLastIndex((message, i) => i < reply && message.role === "user");
+  for (const index of [previous, newest]) {
+    const block = index >= 0 ? messages[index]?.content.at(-1) : undefined;
+    if (block) block.cache_control = { type: "ephemeral" };
+  }
 }
 
 function textBlock(text: string): Block[] {

@@ -145,14 +145,33 @@ describe("Anthropic provider against the real API's rules", () => {
     expect(messages[1]?.content[0]).toEqual({ type: "redacted_thinking", data: "EnCrYpTeD==" });
   });
 
-  it("puts a second cache breakpoint on the newest user turn", async () => {
-    await run(request([user("first"), assistantCall("toolu_3"), user("second")]));
+  it("puts cache breakpoints on the system prompt, where the previous request ended and on the newest user turn", async () => {
+    const toolResult: Message = {
+      role: "toolResult",
+      toolCallId: "toolu_3",
+      toolName: "run",
+      content: [{ type: "text", text: "done" }],
+      isError: false,
+      timestamp: 0,
+    };
+    const earlier = [user("first"), assistantCall("toolu_2"), user("second")];
+    await run(request(earlier));
+    const before = lastBody().messages as { content: Record<string, unknown>[] }[];
+    await run(request([...earlier, assistantCall("toolu_3"), toolResult]));
     const body = lastBody();
     const system = body.system as Record<string, unknown>[];
     expect(system[0]?.cache_control).toEqual({ type: "ephemeral" });
     const messages = body.messages as { content: Record<string, unknown>[] }[];
-    expect(messages[0]?.content[0]?.cache_control).toBeUndefined();
-    expect(messages.at(-1)?.content.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+    const marked = messages.flatMap((m, i) =>
+      m.content.flatMap((block, j) => (block.cache_control ? [`${i}.${j}`] : [])),
+    );
+    // "second" ended the previous request, which wrote the cache there: this one reads it.
+    expect(marked).toEqual(["2.0", "4.0"]);
+    expect(before.at(-1)?.content.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+    // Markers are not content: the history up to there is the same bytes as before.
+    const content = (list: typeof messages) =>
+      JSON.stringify(list, (key, value) => (key === "cache_control" ? undefined : value));
+    expect(content(messages.slice(0, 3))).toBe(content(before));
   });
 
   it("retries 529 overloaded on the same key without cooling it down", async () => {
