@@ -27,6 +27,24 @@ describe("clawbox config check", () => {
     );
   });
 
+  it("lists every error at once: mistyped keys and the rules across keys", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-cfg-"));
+    const file = join(home, "clawbox.json");
+    writeFileSync(
+      file,
+      '{ server: { host: "0.0.0.0", port: "http" }, models: { primary: "qwen" }, agent: { maxConcurrent: "x" } }',
+    );
+    const run = await runCli(["--home", home, "config", "check"]);
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines).toEqual([
+      `${file}: server.port: Invalid input: expected number, received string (set it to a number)`,
+      `${file}: agent.maxConcurrent: Invalid input: expected number, received string (set it to a number)`,
+      `${file}: models.primary: "qwen" is not in models.providers (use one of "local", or add a provider with that id)`,
+      `${file}: server.token: required when server.host is 0.0.0.0 (set a token of at least 16 characters, or bind to 127.0.0.1)`,
+    ]);
+  });
+
   it("exits 2 with the position of a syntax error", async () => {
     const home = mkdtempSync(join(tmpdir(), "clawbox-cfg-"));
     writeFileSync(join(home, "clawbox.json"), "{ server: ");

@@ -33,6 +33,17 @@ describe("clawbox cron", () => {
     );
     expect(daily.code).toBe(0);
     expect(daily.stdout).toMatch(/^added \w{8} {2}cron "0 7 \* \* \*" \(Asia\/Shanghai\)/);
+    // The next run is written in the job's zone, and says which one.
+    expect(daily.stdout).toMatch(/ next \d{4}-\d{2}-\d{2} 07:00:00 Asia\/Shanghai /);
+    const berlin = await runCli(
+      ["cron", "add", "wake", "--cron", "0 6 * * *", "--tz", "Europe/Berlin", "--json"],
+      env,
+    );
+    const berlinJob = JSON.parse(berlin.stdout) as { id: string };
+    expect((await runCli(["cron", "list"], env)).stdout).toMatch(
+      / next \d{4}-\d{2}-\d{2} 06:00:00 Europe\/Berlin /,
+    );
+    expect((await runCli(["cron", "rm", berlinJob.id], env)).code).toBe(0);
 
     const listed = JSON.parse((await runCli(["cron", "list", "--json"], env)).stdout) as {
       jobs: { id: string }[];

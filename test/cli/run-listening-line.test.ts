@@ -15,6 +15,9 @@ describe("clawbox run's listening line", () => {
       const health = await fetch(`${service.url}/health`);
       expect(health.status).toBe(200);
       expect(service.output().match(/listening on/g)).toHaveLength(1);
+      // No model yet (npm start on a fresh clone): the output says where to get one.
+      await service.waitFor("no chat model yet: pull one on the console's Models page");
+      expect(service.output()).toMatch(/or run: clawbox models pull \S+/);
     } finally {
       service.child.kill("SIGTERM");
       await service.exited;
