@@ -2,7 +2,8 @@
  * The Home Assistant bridge: publishes discovery and state, turns prompts and button
  * presses into agent turns in the MQTT session, and publishes each outcome as a reply
  * or error event. Prompts run as the sender `mqtt:home-assistant` (a stranger unless
- * listed in `agent.owners`); the agent queues them per session. Guarantees: `start`
+ * listed in `agent.owners`); the agent queues them per session. The model select picks
+ * only local models unless that sender is an owner. Guarantees: `start`
  * returns before the broker answers and never throws; a bad payload gets an `error`
  * event, never an exception; no secret is published or logged.
  */
@@ -12,6 +13,7 @@ import type { ClawboxConfig } from "../config/index.ts";
 import { toClawboxError } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
 import type { Logger } from "../system/index.ts";
+import { isOwner } from "../tools/index.ts";
 import { type ConnectionState, type MqttBridgeStatus, writeStatusFile } from "./bridge-status.ts";
 import {
   type BridgeStatus,
@@ -245,8 +247,26 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
     runTurn(parsed.prompt, sessionKey, parsed.id !== undefined ? { id: parsed.id } : {});
   };
 
+  /**
+   * Anyone on the broker can publish here, so unless `mqtt:home-assistant` is an owner only
+   * a local model may be chosen: a stranger must never send the owner's next turn (with
+   * MEMORY.md and USER.md in its prompt) to a cloud provider.
+   */
   const onModel = (payload: Buffer) => {
     const id = payload.toString("utf8").trim();
+    const provider = Object.hasOwn(config.models.providers, id)
+      ? config.models.providers[id]
+      : undefined;
+    if (provider && provider.kind !== "local" && !isOwner(config, MQTT_SENDER_ID)) {
+      const local = modelIds.filter((m) => config.models.providers[m]?.kind === "local");
+      sendError(
+        `Only a local model can be chosen over MQTT (${local.join(", ") || "none configured"}); "${id.slice(0, 80)}" is a cloud model. Add "${MQTT_SENDER_ID}" to agent.owners to allow it.`,
+        { command: "select_model" },
+      );
+      logger.warn("MQTT model selection refused: cloud model, sender not an owner", { model: id });
+      publish(topics.model, agent.primaryModel(), true);
+      return;
+    }
     try {
       agent.selectModel(id);
       logger.info(`model selected over MQTT: ${id}`);

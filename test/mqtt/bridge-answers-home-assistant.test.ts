@@ -66,6 +66,7 @@ interface Setup {
   bridge: MqttBridge;
   probe: MqttProbe;
   fake: FakeProvider;
+  cloud: FakeProvider;
   logs: string[];
   topics: ReturnType<typeof topicLayout>;
 }
@@ -80,6 +81,8 @@ async function setup(
     hang?: boolean;
     owners?: string[];
     mqtt?: Record<string, unknown>;
+    /** More model providers (e.g. a local one). */
+    models?: Record<string, unknown>;
     broker?: Broker;
     beforeStart?: (probe: MqttProbe) => Promise<void>;
   } = {},
@@ -105,7 +108,11 @@ async function setup(
   const harness = createHarness({
     providers: { fake, cloud },
     config: {
-      models: { primary: "fake", fallbacks: [], providers: { fake: remote, cloud: remote } },
+      models: {
+        primary: "fake",
+        fallbacks: [],
+        providers: { fake: remote, cloud: remote, ...options.models },
+      },
       agent: { owners: options.owners ?? ["cli"] },
       mqtt: { enabled: true, url: broker.url, nodeId: NODE, ...options.mqtt },
     },
@@ -127,7 +134,7 @@ async function setup(
   await bridge.start();
   await probe.waitFor((m) => m.topic === topics.availability && m.text === "online");
   await probe.waitFor((m) => m.topic === topics.model);
-  return { broker, harness, bridge, probe, fake, logs, topics };
+  return { broker, harness, bridge, probe, fake, cloud, logs, topics };
 }
 
 /** Text of the user turn as the agent stored it (with the per-turn envelope). */
@@ -322,7 +329,8 @@ describe("MQTT bridge for Home Assistant (aedes broker)", () => {
   });
 
   it("switches the model from the select and refuses unknown models", async () => {
-    const { probe, topics, harness } = await setup();
+    // Home Assistant trusted as an owner: it may pick a cloud model (see the stranger case below).
+    const { probe, topics, harness } = await setup({ owners: ["cli", "mqtt:home-assistant"] });
     let since = probe.messages.length;
     await probe.publish(topics.modelSet, "cloud");
     await probe.waitFor((m) => m.topic === topics.model && m.text === "cloud", { since });
@@ -337,6 +345,32 @@ describe("MQTT bridge for Home Assistant (aedes broker)", () => {
     expect(probe.json(error)).toMatchObject({ event_type: "error", command: "select_model" });
     expect(String(probe.json(error).text)).toContain("fake, cloud");
     expect(harness.agent.primaryModel()).toBe("cloud");
+  });
+
+  it("lets a stranger on the broker choose only a local model: the owner's next turn stays local (issue 23, attack 5)", async () => {
+    const { probe, topics, harness, fake, cloud } = await setup({
+      models: { fake: { kind: "local" } },
+    });
+    let since = probe.messages.length;
+    await probe.publish(topics.modelSet, "cloud");
+    const refused = await probe.waitFor((m) => m.topic === topics.event, { since });
+    expect(probe.json(refused)).toMatchObject({ event_type: "error", command: "select_model" });
+    expect(String(probe.json(refused).text)).toContain("Only a local model");
+    expect(harness.agent.primaryModel()).toBe("fake");
+    const owner = await harness.agent.chat({
+      sessionKey: "agent:main:cli:direct:owner",
+      text: "what is the garage code?",
+      channel: "cli",
+      senderId: "cli",
+      chatType: "direct",
+    });
+    expect(owner.error).toBeUndefined();
+    expect(cloud.requests).toHaveLength(0);
+    expect(fake.requests.length).toBeGreaterThan(0);
+    // A local model may still be chosen by anyone.
+    since = probe.messages.length;
+    await probe.publish(topics.modelSet, "fake");
+    await probe.waitFor((m) => m.topic === topics.model && m.text === "fake", { since });
   });
 
   it("publishes discovery again when Home Assistant comes online", async () => {
