@@ -28,6 +28,8 @@ export const DEFAULT_COOLDOWNS: AuthCooldowns = {
 
 export class AuthProfiles {
   private readonly until = new Map<string, number>();
+  /** Profiles cooling down because the key was refused (401/403), not rate limited. */
+  private readonly refused = new Set<string>();
 
   constructor(
     private readonly profiles: AuthProfile[],
@@ -53,6 +55,18 @@ export class AuthProfiles {
       );
     }
     this.until.set(id, this.now() + ms);
+    if (reason === "auth") this.refused.add(id);
+    else this.refused.delete(id);
+  }
+
+  /**
+   * True when a profile cooling down now was refused by the provider (401/403). Then
+   * "every profile is cooling down" is a key problem, never a transient one: it must
+   * not send the turn to a cloud fallback.
+   */
+  refusedKeyCooling(): boolean {
+    const now = this.now();
+    return [...this.refused].some((id) => (this.until.get(id) ?? 0) > now);
   }
 
   /** Earliest time a cooling profile becomes usable again, if any is cooling. */

@@ -145,18 +145,26 @@ function okBodyFailure(
   );
 }
 
+/**
+ * Every profile is cooling down. When a refused key is among them this is PROVIDER_AUTH
+ * (not transient: the fallback policy keeps the private context away from the cloud);
+ * only rate limits alone make it PROVIDER_RATE_LIMIT.
+ */
 function allCoolingDown(options: RemoteStreamOptions): ClawboxError {
   const readyAt = options.profiles.nextReadyAt();
   const waitMs =
     readyAt !== undefined ? Math.max(0, readyAt - (options.now?.() ?? Date.now())) : undefined;
+  const refused = options.profiles.refusedKeyCooling();
   return new ClawboxError(
-    "PROVIDER_RATE_LIMIT",
-    `${options.provider}: every auth profile is cooling down`,
+    refused ? "PROVIDER_AUTH" : "PROVIDER_RATE_LIMIT",
+    `${options.provider}: every auth profile is cooling down${refused ? " (a key was refused)" : ""}`,
     {
       hint:
-        waitMs !== undefined
-          ? `next one is usable in ${Math.ceil(waitMs / 1000)} s`
-          : "add another API key",
+        refused
+          ? "check the API key (it was refused); fix it and restart, or add another key"
+          : waitMs !== undefined
+            ? `next one is usable in ${Math.ceil(waitMs / 1000)} s`
+            : "add another API key",
       details: {
         provider: options.provider,
         ...(waitMs !== undefined ? { retryAfterMs: waitMs } : {}),

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ErrorCode } from "../../src/errors/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
+import { createFakeProvider, createProvider } from "../../src/providers/index.ts";
+import { openaiStatus, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;
@@ -56,5 +57,44 @@ describe("fallback to a cloud model", () => {
     const { result, cloudCalls } = await run("PROVIDER_TIMEOUT", { localOnly: true });
     expect(cloudCalls).toBe(0);
     expect(result.error?.code).toBe("PROVIDER_TIMEOUT");
+  });
+
+  it("never happens while a refused key cools down: the next turn does not fall back either (issue 23, attack 8)", async () => {
+    const server = await startFakeOpenAI();
+    try {
+      server.enqueue(openaiStatus(401, "Incorrect API key provided"));
+      const backup = createFakeProvider({ id: "backup", kind: "openai", script: [{ text: "x" }] });
+      harness = createHarness({
+        config: {
+          models: {
+            primary: "cloud",
+            fallbacks: ["backup"],
+            providers: {
+              cloud: {
+                kind: "openai",
+                baseUrl: server.url,
+                model: "m",
+                authProfiles: [{ id: "k1", apiKey: "sk-refused-0000000000" }],
+              },
+              backup: { kind: "openai", baseUrl: "http://127.0.0.1:9", model: "m" },
+            },
+          },
+        },
+        providers: (id) => {
+          if (id === "backup") return backup;
+          const entry = harness?.config.models.providers[id];
+          return entry ? createProvider(id, entry) : undefined;
+        },
+      });
+      const first = await harness.agent.chat(ownerRequest("my door code is 4711"));
+      expect(first.error?.code).toBe("PROVIDER_AUTH");
+      // The key now cools down for 30 minutes: the next turn must not move to the backup.
+      const next = await harness.agent.chat(ownerRequest("and the alarm code?"));
+      expect(next.error?.code).toBe("PROVIDER_AUTH");
+      expect(backup.requests).toHaveLength(0);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });
