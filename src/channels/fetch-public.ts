@@ -1,11 +1,13 @@
 /**
  * Downloads a platform-provided URL without letting a redirect reach the box's own
- * network: every redirect target is resolved and refused when any address is loopback,
- * private, link-local, CGNAT or unspecified. The body is capped while streaming and
+ * network: every redirect target is resolved and refused when any address is not public
+ * unicast (loopback, private, link-local, CGNAT, unspecified, or such an address in any
+ * IPv6 spelling). The body is capped while streaming and
  * the content type must match, so a hostile URL cannot fill memory or smuggle HTML.
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import { ClawboxError } from "../errors/index.ts";
 
 const MAX_REDIRECTS = 3;
@@ -17,25 +19,17 @@ export interface FetchPublicOptions {
   timeoutMs?: number;
 }
 
-/** True for addresses a redirect must never lead to. */
+/**
+ * True for addresses a redirect must never lead to: anything but a public unicast
+ * address. Every IPv6 spelling is normalised by ipaddr.js first, so an IPv4-mapped
+ * address (`::ffff:127.0.0.1`, WHATWG's `::ffff:7f00:1`), NAT64 (`64:ff9b::7f00:1`),
+ * 6to4, Teredo, a zone id or a bracketed form cannot pass for a public one. Anything
+ * that does not parse as an address is refused too.
+ */
 export function isPrivateAddress(address: string): boolean {
-  if (isIP(address) === 6) {
-    const a = address.toLowerCase();
-    if (a === "::1" || a === "::") return true;
-    if (a.startsWith("::ffff:")) return isPrivateAddress(a.slice(7));
-    return /^(fc|fd|fe8|fe9|fea|feb)/.test(a);
-  }
-  const parts = address.split(".").map(Number);
-  const [a = -1, b = -1] = parts;
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168)
-  );
+  const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (!ipaddr.isValid(bare)) return true;
+  return ipaddr.process(bare).range() !== "unicast";
 }
 
 async function assertPublicHost(url: URL): Promise<void> {

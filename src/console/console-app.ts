@@ -8,6 +8,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { getConnInfo } from "hono/bun";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import ipaddr from "ipaddr.js";
 import { MAX_CHAT_BODY_BYTES, registerChatRoutes } from "./api-chat.ts";
 import { registerContextRoutes } from "./api-context.ts";
 import { registerMemoryRoutes } from "./api-memory.ts";
@@ -26,12 +27,20 @@ const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Every console API body but a chat turn's (which may carry images). */
 const MAX_API_BODY_BYTES = 256 * 1024;
 
+/**
+ * The client's address as the login limit counts it: one spelling per address, so
+ * `::ffff:127.0.0.1` and `127.0.0.1` are the same client.
+ */
 function clientAddress(c: Parameters<typeof getConnInfo>[0]): string {
+  let address: string | undefined;
   try {
-    return getConnInfo(c).remote.address ?? "unknown";
+    address = getConnInfo(c).remote.address;
   } catch {
     return "unknown";
   }
+  if (!address) return "unknown";
+  const bare = address.replace(/%.*$/, "");
+  return ipaddr.isValid(bare) ? ipaddr.process(bare).toNormalizedString() : address;
 }
 
 /** Typed login secrets are short; a form with one field never needs more. */

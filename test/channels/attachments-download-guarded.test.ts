@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchPublic, type InboundMessage, prepareAttachments } from "../../src/channels/index.ts";
+import {
+  fetchPublic,
+  type InboundMessage,
+  isPrivateAddress,
+  prepareAttachments,
+} from "../../src/channels/index.ts";
 
 let server: ReturnType<typeof Bun.serve> | undefined;
 let base = "";
@@ -32,6 +37,12 @@ beforeAll(async () => {
       if (path === "/to-private") return Response.redirect("http://10.1.2.3/cat.png", 302);
       if (path === "/to-loopback") return Response.redirect(`${base}/cat.png`, 302);
       if (path === "/to-metadata") return Response.redirect("http://169.254.169.254/latest", 302);
+      // Issue 23, attack 11: the loopback in IPv6 spellings (WHATWG writes the first as [::ffff:7f00:1]).
+      if (path === "/to-mapped")
+        return Response.redirect(`http://[::ffff:127.0.0.1]:${server?.port}/cat.png`, 302);
+      if (path === "/to-mapped-hex")
+        return Response.redirect(`http://[::ffff:7f00:1]:${server?.port}/cat.png`, 302);
+      if (path === "/to-nat64") return Response.redirect("http://[64:ff9b::a01:203]/cat.png", 302);
       return new Response("no", { status: 404 });
     },
   });
@@ -94,12 +105,47 @@ describe("inbound attachments", () => {
 
   it("never follows a redirect into private, loopback or link-local addresses", async () => {
     const options = { maxBytes: 1024 * 1024, contentTypePrefix: "image/" };
-    for (const path of ["/to-private", "/to-loopback", "/to-metadata"])
+    for (const path of [
+      "/to-private",
+      "/to-loopback",
+      "/to-metadata",
+      "/to-mapped",
+      "/to-mapped-hex",
+      "/to-nat64",
+    ])
       await expect(fetchPublic(`${base}${path}`, options)).rejects.toThrow(/private address/);
     expect(
       (await fetchPublic(`${base}/cat.png`, { ...options, maxBytes: 10 * 1024 * 1024 })).bytes
         .length,
     ).toBe(png.length);
+  });
+
+  it("normalises every IPv6 form before judging an address", () => {
+    for (const address of [
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "[::ffff:7f00:1]",
+      "0:0:0:0:0:ffff:7f00:1",
+      "::FFFF:10.0.0.1",
+      "::1",
+      "0:0:0:0:0:0:0:1",
+      "::",
+      "fe80::1%eth0",
+      "fd00::1",
+      "64:ff9b::7f00:1",
+      "2002:7f00:1::",
+      "::127.0.0.1",
+      "127.1",
+      "0x7f.0.0.1",
+      "not an address",
+    ])
+      expect({ address, private: isPrivateAddress(address) }).toEqual({ address, private: true });
+    for (const address of [
+      "93.184.216.34",
+      "2606:2800:220:1:248:1893:25c8:1946",
+      "::ffff:93.184.216.34",
+    ])
+      expect({ address, private: isPrivateAddress(address) }).toEqual({ address, private: false });
   });
 
   it("refuses a body that is not an image or over the size cap", async () => {
