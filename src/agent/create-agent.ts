@@ -253,6 +253,7 @@ export function createAgent(deps: AgentDeps): Agent {
         isOwner: owner,
         workspace: paths.workspace,
         readRoots: readOnlyRoots(paths),
+        fileLimits: config.tools.files,
         channel: request.channel,
         chatType: request.chatType,
         groupId: request.groupId,

@@ -28,6 +28,7 @@ export type { CronConfig, FollowupsConfig, HeartbeatConfig } from "./sections/sc
 export type { ServerConfig } from "./sections/server.ts";
 export type { LogConfig } from "./sections/system.ts";
 export type {
+  FileLimits,
   McpConfig,
   McpServerConfig,
   ToolFilter,

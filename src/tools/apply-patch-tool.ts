@@ -6,9 +6,10 @@
  * fsync, rename); if a later file fails to write, the files already written are put
  * back as they were.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { ClawboxError } from "../errors/index.ts";
 import { removeFileDurable, writeFileAtomic } from "../system/index.ts";
+import { checkEditableSize, checkWriteSize, DEFAULT_FILE_LIMITS } from "./file-limits.ts";
 import { resolveToolPath } from "./owner-files.ts";
 import type { AgentTool, ToolContext } from "./tool.ts";
 import { errorOutput, textOutput } from "./tool-output.ts";
@@ -110,6 +111,7 @@ interface PlannedWrite {
 
 /** Every op checked and every new content computed; nothing touched yet. */
 function planWrites(ops: FileOp[], ctx: ToolContext): PlannedWrite[] {
+  const limits = ctx.fileLimits ?? DEFAULT_FILE_LIMITS;
   const planned = new Map<string, PlannedWrite>();
   for (const op of ops) {
     const path = resolveToolPath(ctx, op.path, "write");
@@ -121,19 +123,21 @@ function planWrites(ops: FileOp[], ctx: ToolContext): PlannedWrite[] {
         throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path} already exists`, {
           hint: "use Update File",
         });
-      planned.set(path, { path, content: op.lines.join("\n"), previous: null });
+      const content = op.lines.join("\n");
+      checkWriteSize(path, Buffer.byteLength(content), limits, `apply_patch: ${op.path}`);
+      planned.set(path, { path, content, previous: null });
       continue;
     }
     if (!exists)
       throw new ClawboxError("TOOL_FAILED", `apply_patch: ${op.path}: no such file`, {
         ...(op.kind === "update" ? { hint: "use Add File" } : {}),
       });
+    checkEditableSize(statSync(path).size, limits, `apply_patch: ${op.path}`);
     const previous = readFileSync(path, "utf8");
-    planned.set(path, {
-      path,
-      previous,
-      content: op.kind === "delete" ? null : applyHunks(previous, op.hunks, op.path),
-    });
+    const content = op.kind === "delete" ? null : applyHunks(previous, op.hunks, op.path);
+    if (content !== null)
+      checkWriteSize(path, Buffer.byteLength(content), limits, `apply_patch: ${op.path}`);
+    planned.set(path, { path, previous, content });
   }
   return [...planned.values()];
 }

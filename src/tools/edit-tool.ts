@@ -1,10 +1,12 @@
 /**
  * `edit`: replaces an exact piece of text in a workspace file; refuses ambiguous edits.
- * The file is replaced atomically (temp file, fsync, rename).
+ * The file is replaced atomically (temp file, fsync, rename). Files over
+ * `tools.files.maxFileBytes` are neither read nor produced.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { ClawboxError } from "../errors/index.ts";
 import { writeFileAtomic } from "../system/index.ts";
+import { checkEditableSize, checkWriteSize, DEFAULT_FILE_LIMITS } from "./file-limits.ts";
 import { resolveToolPath } from "./owner-files.ts";
 import type { AgentTool } from "./tool.ts";
 import { errorOutput, textOutput } from "./tool-output.ts";
@@ -29,10 +31,13 @@ export const editTool: AgentTool = {
     try {
       const where = String(args.path);
       const path = resolveToolPath(ctx, where, "write");
+      const limits = ctx.fileLimits ?? DEFAULT_FILE_LIMITS;
       let text: string;
       try {
+        checkEditableSize(statSync(path).size, limits, `edit: ${where}`);
         text = readFileSync(path, "utf8");
-      } catch {
+      } catch (error) {
+        if (error instanceof ClawboxError) throw error;
         throw new ClawboxError("TOOL_FAILED", `edit: ${where}: no such file`, {
           hint: "create it with write",
         });
@@ -48,7 +53,9 @@ export const editTool: AgentTool = {
           hint: "include more surrounding text, or set replaceAll",
         });
       }
-      writeFileAtomic(path, text.split(oldText).join(String(args.newText)));
+      const edited = text.split(oldText).join(String(args.newText));
+      checkWriteSize(path, Buffer.byteLength(edited), limits, `edit: ${where}`);
+      writeFileAtomic(path, edited);
       return textOutput(`edited ${where} (${count} replacement${count === 1 ? "" : "s"})`);
     } catch (error) {
       return errorOutput(error);

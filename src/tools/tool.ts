@@ -4,6 +4,7 @@
  * before `execute` runs. `execute` must not throw for expected failures: it returns
  * `isError: true` with a message the model can act on.
  */
+import type { FileLimits } from "../config/index.ts";
 import type { ImageContent, TextContent } from "../messages/index.ts";
 
 export interface ToolContext {
@@ -19,8 +20,10 @@ export interface ToolContext {
   toolCallId?: string;
   /** Absolute workspace folder; file tools are confined to it. */
   workspace: string;
-  /** Folders `read` may also open, read-only (bundled and managed skills, the user guide). */
+  /** Folders `read` may also open, read-only, for an owner (bundled and managed skills, the user guide). */
   readRoots?: string[];
+  /** `tools.files`: the file tools' size and free-disk limits (default: DEFAULT_FILE_LIMITS). */
+  fileLimits?: FileLimits;
   signal: AbortSignal;
   /** Streams partial output (tool_execution_update events). Must not throw. */
   onUpdate?: (partial: string) => void;

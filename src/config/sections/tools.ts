@@ -100,6 +100,18 @@ export const toolsSection = z._default(
       }),
       { timeoutMs: 30000, maxOutputChars: 20000, passEnv: [] },
     ),
+    /**
+     * Limits of the file tools (docs/TOOLS.md): `write`, `edit` and `apply_patch` refuse a
+     * file larger than `maxFileBytes`, and any write that would leave less than
+     * `minFreeDiskBytes` free on the workspace's disk.
+     */
+    files: z._default(
+      z.object({
+        maxFileBytes: z._default(z.number().check(z.int(), z.minimum(1024)), 1024 * 1024),
+        minFreeDiskBytes: z._default(z.number().check(z.int(), z.minimum(0)), 256 * 1024 * 1024),
+      }),
+      { maxFileBytes: 1024 * 1024, minFreeDiskBytes: 256 * 1024 * 1024 },
+    ),
     mcp: mcpSection,
     /** camera_snapshot sources beyond or over TOOLS.md (docs/TOOLS.md). */
     cameras: z._default(camerasConfig, {}),
@@ -115,6 +127,7 @@ export const toolsSection = z._default(
     strangers: { deny: DEFAULT_STRANGER_DENY },
     execution: "parallel",
     exec: { timeoutMs: 30000, maxOutputChars: 20000, passEnv: [] },
+    files: { maxFileBytes: 1024 * 1024, minFreeDiskBytes: 256 * 1024 * 1024 },
     mcp: { servers: {}, connectTimeoutMs: 10000, callTimeoutMs: 30000, reconnectDelayMs: 5000 },
     cameras: {},
     ssh: {},
@@ -126,4 +139,5 @@ export type ToolsConfig = z.infer<typeof toolsSection>;
 export type ToolFilter = z.infer<typeof toolFilter>;
 export type ToolProfile = z.infer<typeof toolProfile>;
 export type McpConfig = z.infer<typeof mcpSection>;
+export type FileLimits = ToolsConfig["files"];
 export type McpServerConfig = z.infer<typeof mcpServerConfig>;
