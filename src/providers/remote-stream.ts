@@ -159,12 +159,11 @@ function allCoolingDown(options: RemoteStreamOptions): ClawboxError {
     refused ? "PROVIDER_AUTH" : "PROVIDER_RATE_LIMIT",
     `${options.provider}: every auth profile is cooling down${refused ? " (a key was refused)" : ""}`,
     {
-      hint:
-        refused
-          ? "check the API key (it was refused); fix it and restart, or add another key"
-          : waitMs !== undefined
-            ? `next one is usable in ${Math.ceil(waitMs / 1000)} s`
-            : "add another API key",
+      hint: refused
+        ? "check the API key (it was refused); fix it and restart, or add another key"
+        : waitMs !== undefined
+          ? `next one is usable in ${Math.ceil(waitMs / 1000)} s`
+          : "add another API key",
       details: {
         provider: options.provider,
         ...(waitMs !== undefined ? { retryAfterMs: waitMs } : {}),
