@@ -15,6 +15,7 @@ export {
   silentLogger,
 } from "./logger.ts";
 export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
+export { type DumpableResult, makeNonDumpable } from "./non-dumpable.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
 export { processAlive } from "./process-alive.ts";
 export { collectSecrets, redact } from "./redact.ts";

@@ -16,6 +16,7 @@ import {
 import { ClawboxError } from "../../errors/index.ts";
 import { noModelNotice, watchModelSettings } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
+import { makeNonDumpable } from "../../system/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { handleStopSignals } from "../graceful-stop.ts";
@@ -78,6 +79,9 @@ export const runCommand: Command = {
   async run(ctx, args) {
     const { values } = parseWith(args, ARGS);
     const startedAt = Date.now();
+    // First: a command the service runs (exec, MCP, camera helpers) must not read its
+    // environment or memory through /proc/<pid> (docs/SECURITY.md, "Secrets").
+    const dumpable = makeNonDumpable();
     // The flags are checked before anything starts (database, workspace, memory).
     const { config } = ctx.config();
     const host = (values.host ?? config.server.host).replace(/^\[(.*)\]$/, "$1");
@@ -97,6 +101,13 @@ export const runCommand: Command = {
     }
     const runtime = await startRuntime(ctx, { onDamage: "report" });
     const log = runtime.logger.child("run");
+    if (!dumpable.ok)
+      log.warn(
+        "could not make the service non-dumpable; its children can read /proc/<pid>/environ",
+        {
+          reason: dumpable.reason,
+        },
+      );
     // The console's login secret (created at the first start) and the one-time links it signs.
     const login = ensureLoginSecret(ctx.home);
     if (login.created) log.info("console login secret created", { file: "console-secret" });
