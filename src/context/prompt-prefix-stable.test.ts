@@ -20,7 +20,7 @@ describe("a stable system prompt", () => {
           senderId: "qq:alice",
           senderName: "Alice",
           now: Date.parse("2025-03-01T08:00:00Z"),
-          messageId: "m1",
+          messageId: "msg-0001",
           chatType: "group",
           groupId: "g1",
         },
@@ -32,22 +32,22 @@ describe("a stable system prompt", () => {
           senderId: "qq:bob",
           senderName: "Bob",
           now: Date.parse("2025-03-02T21:30:45Z"),
-          messageId: "m2",
-          replyTo: "m1",
+          messageId: "msg-0002",
+          replyTo: "msg-0001",
         },
       });
       expect(a.systemPrompt).toBe(b.systemPrompt);
       expect(a.cacheBoundary).toBe(a.systemPrompt.length);
       expect(a.report?.prefixHash).toBe(b.report?.prefixHash);
-      for (const turnVarying of ["Alice", "qq:bob", "m1", "m2", "2025-03", "16:00", "05:30"])
+      for (const turnVarying of ["Alice", "qq:bob", "msg-0001", "msg-0002", "2025-03", "16:00", "05:30"])
         expect(a.systemPrompt).not.toContain(turnVarying);
       const stampOf = (c: typeof a) => String(c.messages.at(-1)?.content);
       expect(stampOf(a)).toBe(
-        "[turn channel: cli; chat: group g1; sender: Alice (qq:alice); message_id: m1; time: 2025-03-01 16:00 Sat (Asia/Shanghai)]\n\nhi",
+        "[turn channel: cli; chat: group g1; sender: Alice (qq:alice); message_id: msg-0001; time: 2025-03-01 16:00 Sat (Asia/Shanghai)]\n\nhi",
       );
       // To the minute: the seconds of 05:30:45 are not there.
       expect(stampOf(b)).toBe(
-        "[turn channel: cli; chat: direct; sender: Bob (qq:bob); message_id: m2; reply_to: m1; time: 2025-03-03 05:30 Mon (Asia/Shanghai)]\n\nhi",
+        "[turn channel: cli; chat: direct; sender: Bob (qq:bob); message_id: msg-0002; reply_to: msg-0001; time: 2025-03-03 05:30 Mon (Asia/Shanghai)]\n\nhi",
       );
       expect(b.pendingMessage?.content).toBe(stampOf(b));
     },
