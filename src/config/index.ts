@@ -1,3 +1,9 @@
+export {
+  type ConfigEdit,
+  type ConfigValue,
+  type EditConfigOptions,
+  editConfigFile,
+} from "./config-file-edit.ts";
 export { isLoopbackHost } from "./cross-checks.ts";
 export { ENV_OVERRIDES } from "./env-overrides.ts";
 export {
@@ -7,6 +13,7 @@ export {
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
+  parseConfigText,
   validateConfig,
 } from "./load-config.ts";
 export { type ClawboxConfig, configSchema } from "./schema.ts";

@@ -114,9 +114,8 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
       hint: "fix CLAWBOX_CONFIG or create the file; unset CLAWBOX_CONFIG to use <home>/clawbox.json",
     });
   }
-  let raw: unknown = {};
+  let text = "";
   if (fileExists) {
-    let text: string;
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
@@ -125,8 +124,24 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
         cause: error,
       });
     }
+  }
+  return { ...parseConfigText(text, file, env), file, fileExists };
+}
+
+/**
+ * Parses and validates the text of a config file as `loadConfig` does (environment
+ * overrides, schema, cross-key rules). Also used to check an edit before it is written.
+ * Throws CONFIG_UNREADABLE (not JSON5) or CONFIG_INVALID (with `details.issues`).
+ */
+export function parseConfigText(
+  text: string,
+  file: string,
+  env: Record<string, string | undefined>,
+): Pick<LoadedConfig, "config" | "warnings" | "envApplied"> {
+  let raw: unknown = {};
+  if (text.trim() !== "") {
     try {
-      raw = text.trim() === "" ? {} : JSON5.parse(text);
+      raw = JSON5.parse(text);
     } catch (error) {
       const detail = error instanceof Error ? error.message.replace(/^JSON5: /, "") : "";
       throw new ClawboxError("CONFIG_UNREADABLE", `${file}: not valid JSON5: ${detail}`, {
@@ -166,7 +181,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
       details: { issues: errors, warnings },
     });
   }
-  return { config, file, fileExists, warnings, envApplied };
+  return { config, warnings, envApplied };
 }
 
 /** The configuration with nothing set: what `npm start` runs with on a fresh machine. */

@@ -125,6 +125,7 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
     try {
       await activateModel(deps.config, deps.configFile, have.path);
       const changed = applyModelSettings(deps);
+      job.dismiss();
       return c.json({ ok: true, localPath: have.path, primary: localId, changed });
     } catch (error) {
       const failure = toClawboxError(error);

@@ -4,8 +4,10 @@
  * same pi/OpenClaw v3 file `clawbox sessions export` writes).
  */
 import type { Hono } from "hono";
+import { ownText } from "../context/index.ts";
 import type { Message, TranscriptEntry } from "../messages/index.ts";
 import { exportSessionJsonl } from "../store/index.ts";
+import { defaultConsoleSession } from "./api-chat.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError } from "./json-body.ts";
@@ -56,7 +58,10 @@ function showMessage(base: ShownEntry, message: Message): ShownEntry {
       shown.images = [...(shown.images ?? []), image];
     }
   }
-  if (text.length > 0) shown.text = text.join("");
+  // A user message is stored with the prompt's lead (turn facts, a first-run block): show
+  // what the person wrote.
+  const joined = message.role === "user" ? ownText(text.join("")) : text.join("");
+  if (joined.length > 0) shown.text = joined;
   if (thinking.length > 0) shown.thinking = thinking.join("\n");
   if (message.role === "toolResult") {
     shown.toolName = message.toolName;
@@ -79,6 +84,8 @@ export function showEntry(entry: TranscriptEntry): ShownEntry {
 export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.get("/console/api/sessions", (c) =>
     c.json({
+      // The chat page's "default" conversation: a new tab shows its history.
+      defaultSession: defaultConsoleSession(deps.config.agent),
       sessions: deps.store.sessions.list().map((s) => ({
         sessionId: s.sessionId,
         sessionKey: s.sessionKey,

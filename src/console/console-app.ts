@@ -15,7 +15,7 @@ import { registerMemoryRoutes } from "./api-memory.ts";
 import { registerModelRoutes } from "./api-models.ts";
 import { registerSessionRoutes } from "./api-sessions.ts";
 import { registerStatusRoutes } from "./api-status.ts";
-import { consoleAssets } from "./console-assets.ts";
+import { assetUrl, type ConsoleAsset, consoleAssets } from "./console-assets.ts";
 import { ConsoleAuth, CSRF_HEADER, type LoginOutcome, SESSION_COOKIE } from "./console-auth.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError } from "./json-body.ts";
@@ -52,6 +52,10 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const auth = new ConsoleAuth({ secrets: deps.login.secrets, tickets: deps.login.tickets });
   const app = new Hono<ConsoleEnv>();
   const assets = consoleAssets();
+  const urls = {
+    script: assetUrl("console.js", assets.get("console.js") as ConsoleAsset),
+    styles: assetUrl("console.css", assets.get("console.css") as ConsoleAsset),
+  };
 
   // Host (DNS rebinding) and Origin (cross-site) are checked for every route by the
   // server's hostOriginGuard before a request gets here.
@@ -67,7 +71,14 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (!asset) return c.text("not found", 404);
     const gzip = (c.req.header("accept-encoding") ?? "").includes("gzip");
     c.header("Content-Type", asset.type);
-    c.header("Cache-Control", "public, max-age=86400, immutable");
+    // Only the URL naming this exact content may be cached for good; any other is
+    // revalidated, so a browser never keeps an old script after an update.
+    c.header(
+      "Cache-Control",
+      c.req.query("v") === asset.hash ? "public, max-age=31536000, immutable" : "no-cache",
+    );
+    c.header("ETag", `"${asset.hash}"`);
+    if (c.req.header("if-none-match") === `"${asset.hash}"`) return c.body(null, 304);
     c.header("Vary", "Accept-Encoding");
     if (!gzip) return c.body(asset.text);
     c.header("Content-Encoding", "gzip");
@@ -85,8 +96,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get("/", (c) => {
     const csrf = auth.csrfFor(getCookie(c, SESSION_COOKIE));
     htmlHeaders(c);
-    if (!csrf) return c.html(loginPage({}));
-    return c.html(appShell({ csrf, version: deps.version }));
+    if (!csrf) return c.html(loginPage({ assets: urls }));
+    return c.html(appShell({ csrf, version: deps.version, assets: urls }));
   });
   app.get("/console", (c) => c.redirect("/", 302));
 
@@ -103,12 +114,15 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       return c.redirect("/", 303);
     }
     if (outcome.limited) return lockedOut(c, outcome.retryAfterSeconds);
-    return c.html(loginPage({ error: wrong }), 401);
+    return c.html(loginPage({ error: wrong, assets: urls }), 401);
   };
   const lockedOut = (c: Context, seconds: number) => {
     htmlHeaders(c);
     c.header("Retry-After", String(seconds));
-    return c.html(loginPage({ error: `Too many failed logins. Try again in ${seconds} s.` }), 429);
+    return c.html(
+      loginPage({ error: `Too many failed logins. Try again in ${seconds} s.`, assets: urls }),
+      429,
+    );
   };
 
   // A one-time link from `clawbox run` or `clawbox console url`.
@@ -161,6 +175,11 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       onError: tooLarge,
     })(c, next),
   );
+
+  // The session's current CSRF token, for a tab whose page holds an older one (the
+  // person logged in again in another tab). Same-origin only: the cookie is SameSite=Strict
+  // and no CORS header lets another site read the answer.
+  app.get("/console/api/session", (c) => c.json({ csrf: c.get("csrf") }));
 
   app.post("/console/api/logout", (c) => {
     auth.logout(getCookie(c, SESSION_COOKIE));

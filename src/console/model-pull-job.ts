@@ -5,7 +5,7 @@
  * is behind until NTP fixes it; the page shows why it waits); a finished chat model
  * becomes the local model when none was set.
  */
-import { toClawboxError } from "../errors/index.ts";
+import { type ClawboxError, toClawboxError } from "../errors/index.ts";
 import {
   activateIfUnset,
   type ManifestModel,
@@ -40,6 +40,12 @@ export class ModelPullJob {
 
   state(): PullState {
     return { ...this.current };
+  }
+
+  /** Forgets a finished pull's outcome (after **Use**, its message is stale). */
+  dismiss(): void {
+    if (this.current.state === "running") return;
+    this.current = { name: null, state: "idle", received: 0, total: null, message: null };
   }
 
   /** Starts pulling `model`; false when another pull is running. */
@@ -101,11 +107,21 @@ export class ModelPullJob {
         model: model.name,
         error: failure.message,
       });
-      this.current = {
-        ...this.current,
-        state: "error",
-        message: failure.message,
-      };
+      this.current = { ...this.current, state: "error", message: consoleWording(failure) };
     }
   }
+}
+
+/**
+ * An error as the Models page says it: the CLI's hint ("run the same command again")
+ * becomes what to do on the page; a network failure resumes when Pull is pressed again.
+ */
+function consoleWording(failure: ClawboxError): string {
+  const bare =
+    failure.hint && failure.message.endsWith(` (${failure.hint})`)
+      ? failure.message.slice(0, -(failure.hint.length + 3))
+      : failure.message;
+  if (failure.code === "PROVIDER_NETWORK")
+    return `${bare}. Press Pull again: the download resumes where it stopped.`;
+  return failure.hint && !/command/.test(failure.hint) ? `${bare} (${failure.hint})` : bare;
 }

@@ -6,20 +6,26 @@
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-const head = (title: string): string =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/console/assets/console.css"></head>`;
+/** The versioned URLs of the client files (console-assets.ts). */
+export interface AssetUrls {
+  script: string;
+  styles: string;
+}
+
+const head = (title: string, styles: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${escapeHtml(styles)}"></head>`;
 
 export const PAGES = ["chat", "sessions", "context", "memory", "models", "status"] as const;
 
-export function appShell(input: { csrf: string; version: string }): string {
+export function appShell(input: { csrf: string; version: string; assets: AssetUrls }): string {
   const nav = PAGES.map(
     (p) => `<a href="#${p}" data-page="${p}">${p[0]?.toUpperCase()}${p.slice(1)}</a>`,
   ).join("");
   const logout = `<button type="button" id="logout" class="link">Log out</button>`;
-  return `${head("clawbox")}<body data-csrf="${escapeHtml(input.csrf)}"><header><strong>clawbox</strong><span class="muted"> ${escapeHtml(input.version)}</span><nav>${nav}</nav>${logout}</header><main id="main" aria-live="polite"></main><script src="/console/assets/console.js" defer></script></body></html>`;
+  return `${head("clawbox", input.assets.styles)}<body data-csrf="${escapeHtml(input.csrf)}"><header><strong>clawbox</strong><span class="muted"> ${escapeHtml(input.version)}</span><nav>${nav}</nav>${logout}</header><main id="main" aria-live="polite"></main><script src="${escapeHtml(input.assets.script)}" defer></script></body></html>`;
 }
 
-export function loginPage(input: { error?: string }): string {
+export function loginPage(input: { error?: string; assets: AssetUrls }): string {
   const error = input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : "";
-  return `${head("clawbox: log in")}<body class="login"><form method="post" action="/console/login"><h1>clawbox</h1><p>Enter the box's console secret, or open the login link that <code>clawbox console url</code> prints on the box.</p>${error}<label>Secret <input type="password" name="secret" autocomplete="current-password" autocapitalize="none" spellcheck="false" required autofocus></label><p class="muted">The secret is in <code>console-secret</code> in the box's home folder (or <code>server.token</code>).</p><button type="submit">Log in</button></form></body></html>`;
+  return `${head("clawbox: log in", input.assets.styles)}<body class="login"><form method="post" action="/console/login"><h1>clawbox</h1><p>Enter the box's console secret, or open the login link that <code>clawbox console url</code> prints on the box.</p>${error}<label>Secret <input type="password" name="secret" autocomplete="current-password" autocapitalize="none" spellcheck="false" required autofocus></label><p class="muted">The secret is in <code>console-secret</code> in the box's home folder (or <code>server.token</code>).</p><button type="submit">Log in</button></form></body></html>`;
 }

@@ -7,6 +7,7 @@
 /** Overflow wording is recognized in one place: the providers' error classifier. */
 export { isOverflowText as isContextOverflowMessage } from "../providers/index.ts";
 export { BOOTSTRAP_PENDING_NOTE, type Destination } from "./bootstrap-destination.ts";
+export { ownText } from "./pending-message.ts";
 export { SUMMARY_PREFIX } from "./branch-messages.ts";
 export { type BudgetCaps, type BudgetPlan, budgetCaps } from "./budget-planner.ts";
 export { contextChatCommand } from "./context-chat-command.ts";

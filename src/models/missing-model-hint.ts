@@ -29,11 +29,15 @@ export function missingModelPullCommand(
   }
 }
 
-/** The hint for the log and the CLI, around `missingModelPullCommand`'s command. */
+/**
+ * The hint for the log and the CLI, around `missingModelPullCommand`'s command. It names
+ * no address: the box may listen on another port or host than the default, and
+ * `clawbox console url` prints the right link (with a login ticket).
+ */
 export function missingModelHint(modelsDir: string = homedir(), manifestPath?: string): string {
   const command = missingModelPullCommand(modelsDir, manifestPath);
   return command
-    ? `run "${command}" (or use the console's Models page at http://127.0.0.1:18790/#models); the pulled model becomes the local model`
+    ? `run "${command}" (or pull one on the web console's Models page: clawbox console url prints its link); the pulled model becomes the local model`
     : "set models.providers.local.path to a GGUF file";
 }
 

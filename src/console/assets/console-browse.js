@@ -112,7 +112,17 @@ async function contextPage() {
       `context${picker.value ? `?session=${encodeURIComponent(picker.value)}` : ""}`,
     );
     const { parts, free, window } = budgetParts(r);
-    const pct = (n) => `${((n / window) * 100).toFixed(2)}%`;
+    // Each part's share of the window is its flex-grow (set through the CSSOM: the CSP
+    // drops style attributes); a part with tokens is at least 2 px wide so it never
+    // vanishes, and the parts always fill the bar exactly.
+    const seg = (key, label, tokens) =>
+      h("div", {
+        class: `seg seg-${key}`,
+        style: { flexGrow: String(tokens), flexBasis: "0px" },
+        title: `${label}: ${tokens} tokens`,
+        "data-label": label,
+        "data-tokens": tokens,
+      });
     const bar = h(
       "div",
       {
@@ -121,22 +131,8 @@ async function contextPage() {
         role: "img",
         "aria-label": `context budget of ${window} tokens`,
       },
-      BAR_PARTS.map(([key, label]) =>
-        h("div", {
-          class: `seg seg-${key}`,
-          style: `width:${pct(parts[key])}`,
-          title: `${label}: ${parts[key]} tokens`,
-          "data-label": label,
-          "data-tokens": parts[key],
-        }),
-      ),
-      h("div", {
-        class: "seg seg-free",
-        style: `width:${pct(free)}`,
-        title: `free: ${free} tokens`,
-        "data-label": "free",
-        "data-tokens": free,
-      }),
+      BAR_PARTS.filter(([key]) => parts[key] > 0).map(([key, label]) => seg(key, label, parts[key])),
+      free > 0 ? seg("free", "free", free) : null,
     );
     const legend = h(
       "ul",

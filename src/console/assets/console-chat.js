@@ -2,6 +2,8 @@
 // ---------------------------------------------------------------- chat
 
 let chatSession = sessionStorage.getItem("clawbox.session") || "";
+/** The console's default session key (from the server); "" until the first list. */
+let defaultSession = "";
 
 async function chatPage() {
   const list = h("div", { class: "messages", id: "messages" });
@@ -9,8 +11,14 @@ async function chatPage() {
   const input = h("textarea", {
     id: "chat-input",
     rows: 2,
-    placeholder: "Message (/new, /compact)",
+    placeholder: "Message (Enter sends, Shift+Enter: new line; /new, /compact)",
     required: true,
+    onkeydown: (ev) => {
+      // Enter sends; Shift+Enter (and Enter while an IME is composing) makes a new line.
+      if (ev.key !== "Enter" || ev.shiftKey || ev.isComposing || ev.keyCode === 229) return;
+      ev.preventDefault();
+      if (!send.disabled) void submit(input.value);
+    },
   });
   const files = h("input", {
     type: "file",
@@ -47,11 +55,13 @@ async function chatPage() {
   page("Chat", commands, list, form);
 
   async function loadSessions() {
-    const { sessions } = await api("sessions");
+    const data = await api("sessions");
+    const sessions = data.sessions;
+    defaultSession = data.defaultSession;
     picker.replaceChildren(h("option", { value: "" }, "default (web owner)"));
     const seen = new Set();
     for (const s of sessions) {
-      if (seen.has(s.sessionKey)) continue;
+      if (seen.has(s.sessionKey) || s.sessionKey === defaultSession) continue;
       seen.add(s.sessionKey);
       picker.append(h("option", { value: s.sessionKey }, `${s.sessionKey} (${s.messageCount})`));
     }
@@ -61,9 +71,11 @@ async function chatPage() {
   }
   async function loadTranscript() {
     list.replaceChildren();
-    if (!chatSession) return;
+    // A new tab shows the default conversation's history too.
+    const key = chatSession || defaultSession;
+    if (!key) return;
     try {
-      const t = await api(`sessions/${encodeURIComponent(chatSession)}/transcript`);
+      const t = await api(`sessions/${encodeURIComponent(key)}/transcript`);
       for (const e of t.entries.slice(-100)) list.append(entryView(e));
       list.scrollTop = list.scrollHeight;
     } catch {
@@ -119,15 +131,10 @@ async function chatPage() {
       if (chatSession) body.session = chatSession;
       if (images.length > 0)
         body.images = images.map((i) => ({ mimeType: i.mimeType, data: i.data }));
-      const res = await fetch("/console/api/chat", {
+      const res = await apiFetch("chat", {
         method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          "X-Clawbox-CSRF": CSRF,
-          Accept: "text/event-stream",
-        },
+        headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
         body: JSON.stringify(body),
-        credentials: "same-origin",
       });
       if (!res.ok) {
         const data = await res.json().catch(() => ({}));
@@ -145,9 +152,12 @@ async function chatPage() {
             box.querySelector(".tool-body").append(h("pre", { class: "tool-result" }, data.result));
           if (box && data.isError) box.classList.add("tool-error");
         } else if (name === "done" || name === "error") {
-          if (!reply.textContent) reply.textContent = data.reply;
-          if (data.error) bubble.append(h("p", { class: "error" }, data.error.message));
-          chatSession = data.sessionKey;
+          // A failed turn's reply is its error message: show it once, as the error.
+          if (data.error) {
+            if (reply.textContent === data.error.message) reply.textContent = "";
+            bubble.append(h("p", { class: "error", role: "alert" }, data.error.message));
+          } else if (!reply.textContent) reply.textContent = data.reply;
+          chatSession = data.sessionKey === defaultSession ? "" : data.sessionKey;
           sessionStorage.setItem("clawbox.session", chatSession);
         }
         list.scrollTop = list.scrollHeight;

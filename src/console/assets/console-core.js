@@ -4,7 +4,7 @@
 // script (src/console/console-assets.ts), embedded in the program and served gzipped.
 // See docs/CONSOLE.md.
 
-const CSRF = document.body.dataset.csrf || "";
+let CSRF = document.body.dataset.csrf || "";
 const main = document.getElementById("main");
 
 function h(tag, attrs, ...children) {
@@ -13,7 +13,9 @@ function h(tag, attrs, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else if (k === "class") el.className = v;
-    else if (k === "style") el.setAttribute("style", v);
+    // The page's CSP forbids style attributes (setAttribute("style") is dropped): set
+    // style properties through the CSSOM instead, which the CSP allows.
+    else if (k === "style") Object.assign(el.style, v);
     else el.setAttribute(k, v === true ? "" : String(v));
   }
   for (const c of children.flat()) {
@@ -23,25 +25,57 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
-async function api(path, options) {
-  const opts = options || {};
-  const headers = { Accept: "application/json" };
-  if (opts.body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    headers["X-Clawbox-CSRF"] = CSRF;
-  }
-  const res = await fetch(`/console/api/${path}`, {
-    method: opts.method || (opts.body !== undefined ? "POST" : "GET"),
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-    credentials: "same-origin",
-  });
+/**
+ * fetch() for the console API with the session's CSRF header on state-changing requests.
+ * A 401 (logged out, or the service restarted) goes back to the login page. A 403 for the
+ * CSRF header means this tab holds an old token (the user logged in again in another
+ * tab): the current one is fetched once and the request retried.
+ */
+async function apiFetch(path, init, retried) {
+  const opts = init || {};
+  const headers = { ...(opts.headers || {}) };
+  if (opts.method && opts.method !== "GET") headers["X-Clawbox-CSRF"] = CSRF;
+  const res = await fetch(`/console/api/${path}`, { ...opts, headers, credentials: "same-origin" });
   if (res.status === 401) {
     location.reload();
-    throw new Error("log in again");
+    throw new Error("Logged out (the box restarted or the session ended): log in again.");
   }
+  if (res.status === 403 && !retried && headers["X-Clawbox-CSRF"] !== undefined) {
+    const data = await res
+      .clone()
+      .json()
+      .catch(() => ({}));
+    if (data.error?.code === "FORBIDDEN") {
+      const fresh = await fetch("/console/api/session", { credentials: "same-origin" });
+      if (fresh.status === 401) {
+        location.reload();
+        throw new Error("Logged out: log in again.");
+      }
+      if (fresh.ok) {
+        CSRF = (await fresh.json()).csrf || CSRF;
+        return apiFetch(path, init, true);
+      }
+    }
+  }
+  return res;
+}
+
+async function api(path, options) {
+  const opts = options || {};
+  const init = { method: opts.method || (opts.body !== undefined ? "POST" : "GET") };
+  init.headers = { Accept: "application/json" };
+  if (opts.body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(opts.body);
+  }
+  const res = await apiFetch(path, init);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(data.error?.message || `HTTP ${res.status}`);
+  if (!res.ok) {
+    const error = new Error(data.error?.message || `HTTP ${res.status}`);
+    error.code = data.error?.code;
+    error.data = data.error;
+    throw error;
+  }
   return data;
 }
 

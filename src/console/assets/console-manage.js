@@ -133,15 +133,22 @@ async function modelsPage() {
   const ids = d.providers.map((p) => p.id);
   const primary = h(
     "select",
-    { id: "primary" },
+    { id: "primary", onchange: () => fallbackOptions() },
     ids.map((id) => h("option", { value: id, selected: id === d.primary }, id)),
   );
-  const fallback = h(
-    "select",
-    { id: "fallback" },
-    h("option", { value: "" }, "none"),
-    ids.map((id) => h("option", { value: id, selected: d.fallbacks[0] === id }, id)),
-  );
+  const fallback = h("select", { id: "fallback" });
+  /** The fallback choices: every provider but the chosen primary (never its own fallback). */
+  function fallbackOptions() {
+    const keep = fallback.value || d.fallbacks.find((id) => id !== primary.value) || "";
+    fallback.replaceChildren(
+      h("option", { value: "" }, "none"),
+      ids
+        .filter((id) => id !== primary.value)
+        .map((id) => h("option", { value: id, selected: id === keep }, id)),
+    );
+    if (keep === primary.value) fallback.value = "";
+  }
+  fallbackOptions();
   page(
     "Models",
     h(
@@ -188,6 +195,8 @@ async function modelsPage() {
     ),
   );
   function show(s) {
+    // No empty bar before any pull: the bar appears with a pull.
+    progress.hidden = s.state === "idle";
     const pct = s.total ? Math.min(100, Math.floor((s.received / s.total) * 100)) : 0;
     progress.querySelector(".fill").style.width = `${pct}%`;
     progress.setAttribute("aria-valuenow", String(pct));
