@@ -26,6 +26,8 @@ export interface ChannelDefinition {
   id: string;
   /** Undefined when the channel is not configured or `enabled: false`. */
   settings(config: ClawboxConfig): ChannelSettings | undefined;
+  /** The channel's own config section (a change to it restarts the channel at a reload). */
+  section(config: ClawboxConfig): unknown;
   /** Why the channel is off, in plain words. */
   disabledReason(config: ClawboxConfig): string;
   /** Imports and builds the adapter (called only for enabled channels). */

@@ -3,6 +3,8 @@
  * READY), recovers what a crash left (unanswered inbox rows, outbox rows caught
  * mid-send), connects, and runs the outbox worker. Also the way other areas deliver a
  * proactive message: `deliver(target, text)` stores it in the outbox and wakes the worker.
+ * `reload()` applies an edited `channels` section without a restart: a channel whose own
+ * section changed is stopped and started again with it; the others keep running.
  */
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
@@ -37,12 +39,22 @@ export interface ChannelService {
   webhook(channel: string, request: Request): Promise<Response> | undefined;
   /** Stores a proactive message for (channel, peer) and wakes the sender; returns outbox ids. */
   deliver(target: ChannelTarget, text: string): number[];
+  /**
+   * Applies the `channels` section now in `config` (the same object the service was
+   * made with, changed in place by the caller): restarts the channels whose section
+   * changed, starts new ones, stops removed or disabled ones. Never rejects.
+   */
+  reload(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const { db, config, logger } = deps;
   const adapters = new Map<string, ChannelAdapter>();
+  /** Each channel's section as last started (JSON), to see what a reload changed. */
+  const started = new Map<string, string>();
+  const sectionText = (id: string) =>
+    JSON.stringify(channelDefinition(id)?.section(config) ?? null);
   let worker: OutboxWorker | undefined;
   const dispatcher = new Dispatcher({
     db,
@@ -79,8 +91,10 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     };
   };
 
-  const startOne = async (id: string): Promise<void> => {
+  /** `restart`: a reload (no crash to recover from; a send may be in flight right now). */
+  const startOne = async (id: string, restart = false): Promise<void> => {
     const definition = channelDefinition(id);
+    started.set(id, sectionText(id));
     const settings = definition?.settings(config);
     if (!definition || !settings) return;
     const host = hostFor(id);
@@ -92,10 +106,13 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
         workspace: deps.workspace,
       });
       dispatcher.register(id, { ...settings, adapter });
-      const recovered = dispatcher.outbox.recover(id, settings.capabilities);
-      if (recovered.resumed + recovered.failed > 0) host.logger.info("outbox recovered", recovered);
+      if (!restart) {
+        const recovered = dispatcher.outbox.recover(id, settings.capabilities);
+        if (recovered.resumed + recovered.failed > 0)
+          host.logger.info("outbox recovered", recovered);
+      }
       adapters.set(id, adapter);
-      const unanswered = dispatcher.recover(id);
+      const unanswered = restart ? 0 : dispatcher.recover(id);
       if (unanswered > 0)
         host.logger.info("answering messages left from before a restart", { unanswered });
       await adapter.start(host);
@@ -125,6 +142,24 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
       const ids = enqueueProactive(db, config, target, text);
       worker?.wake();
       return ids;
+    },
+    async reload() {
+      const changed = CHANNELS.filter((c) => started.get(c.id) !== sectionText(c.id));
+      const wasRunning = new Set(changed.filter((c) => adapters.has(c.id)).map((c) => c.id));
+      for (const { id } of changed) {
+        const running = adapters.get(id);
+        adapters.delete(id);
+        if (running) {
+          logger.info("channel settings changed; restarting it", { channel: id });
+          await running.stop().catch(() => undefined);
+          writeChannelState(db, id, "stopped", "settings changed");
+        }
+        if (!channelDefinition(id)?.settings(config)) {
+          started.set(id, sectionText(id));
+          writeChannelState(db, id, "disabled", undefined);
+        }
+      }
+      await Promise.all(changed.map((c) => startOne(c.id, wasRunning.has(c.id))));
     },
     async close() {
       await worker?.stop();

@@ -11,6 +11,7 @@ import {
   type HomePaths,
   homePaths,
   type Logger,
+  LogRing,
 } from "../system/index.ts";
 
 export interface Output {
@@ -31,6 +32,13 @@ export interface CliContext {
   /** Opens (and caches) the store; closed by the CLI runner at exit. */
   store(): Store;
   logger(): Logger;
+  /** The logger's recent lines (redacted), for the console's Logs page. */
+  logs: LogRing;
+  /**
+   * Secret values of a changed config (a secret set from the console) for the logger to
+   * hide from now on, besides those of the config it started with.
+   */
+  hideSecrets(values: readonly string[]): void;
   /** Set by long-running commands that must not be closed at return. */
   keepAlive?: Promise<number>;
 }
@@ -43,6 +51,8 @@ export function createCliContext(
   let loaded: LoadedConfig | undefined;
   let store: Store | undefined;
   let logger: Logger | undefined;
+  /** Read by the logger on every line; grows when the config gains secrets. */
+  const secrets: string[] = [];
   const ctx: CliContext & { close(): void } = {
     home,
     paths,
@@ -69,13 +79,18 @@ export function createCliContext(
       if (!store) store = Store.open({ path: paths.database });
       return store;
     },
+    logs: new LogRing(),
+    hideSecrets(values) {
+      for (const value of values) if (!secrets.includes(value)) secrets.push(value);
+      // Longest first, so a secret that contains another is hidden whole.
+      secrets.sort((a, b) => b.length - a.length);
+    },
     logger() {
       if (!logger) {
         let level: "debug" | "info" | "warn" | "error" = "info";
-        let secrets: string[] = [];
         try {
           level = ctx.config().config.log.level;
-          secrets = collectSecrets(ctx.config().config);
+          ctx.hideSecrets(collectSecrets(ctx.config().config));
         } catch {
           // A broken config is reported by the command itself; log at info meanwhile.
         }
@@ -83,6 +98,7 @@ export function createCliContext(
           level,
           secrets,
           write: (line) => io.stderr.write(`${line}\n`),
+          tap: (lineLevel, line) => ctx.logs.push(lineLevel, line),
         });
       }
       return logger;

@@ -34,6 +34,7 @@ export type { MqttConfig } from "./sections/mqtt.ts";
 export type { CronConfig, FollowupsConfig, HeartbeatConfig } from "./sections/scheduler.ts";
 export type { ServerConfig } from "./sections/server.ts";
 export type { LogConfig } from "./sections/system.ts";
+export { type WatchConfigFileOptions, watchConfigFile } from "./watch-config-file.ts";
 export type {
   FileLimits,
   McpConfig,

@@ -3,10 +3,11 @@
  * startup loads nothing heavy; the parts are handed over by `clawbox run`.
  */
 import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
+import type { ChannelService } from "../channels/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { MemoryService } from "../memory/index.ts";
 import type { Store } from "../store/index.ts";
-import type { HomePaths, Logger } from "../system/index.ts";
+import type { HomePaths, Logger, LogRing } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
 import type { TicketVerifier } from "./login-ticket.ts";
 
@@ -40,6 +41,15 @@ export interface ConsoleDeps {
    * one-time links. Made at service start, so a link printed then is valid.
    */
   login: { secrets: string[]; tickets: TicketVerifier };
+  /** The service's recent log lines (redacted), for the Logs page. */
+  logs?: LogRing;
+  /**
+   * Re-reads the config file and applies what can change live (models, owners, channels,
+   * MQTT); called after a page wrote the file. Throws CONFIG_* when the file does not load.
+   */
+  reloadConfig?: () => Promise<{ applied: string[] }>;
+  /** The running channels (undefined until one is enabled). */
+  channels?: () => ChannelService | undefined;
   /** Extra status rows (channels, MQTT) when those areas exist. */
   statusSources?: Record<string, StatusSource>;
   /** Model manifest path (default models/manifest.json or $CLAWBOX_MODEL_MANIFEST). */

@@ -48,4 +48,3 @@ export {
   DISK_MARGIN_MB,
   recommendChatModel,
 } from "./recommend-model.ts";
-export { type WatchModelSettingsOptions, watchModelSettings } from "./watch-model-settings.ts";

@@ -14,6 +14,7 @@ export {
   type LogLevel,
   silentLogger,
 } from "./logger.ts";
+export { type LogEntry, LogRing } from "./log-ring.ts";
 export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
 export { type DumpableResult, makeNonDumpable } from "./non-dumpable.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";

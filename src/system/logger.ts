@@ -20,8 +20,14 @@ export interface LoggerOptions {
   level?: LogLevel;
   scope?: string;
   write?: (line: string) => void;
-  /** Secret values (from `collectSecrets(config)`) hidden wherever they appear. */
+  /**
+   * Secret values (from `collectSecrets(config)`) hidden wherever they appear. Read on
+   * every line, so values added to the array later (a secret set from the console) are
+   * hidden from then on.
+   */
   secrets?: readonly string[];
+  /** Also receives every printed line (already redacted), e.g. the console's log ring. */
+  tap?: (level: LogLevel, line: string) => void;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -32,7 +38,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     if (ORDER[level] < min) return;
     const secrets = options.secrets ?? [];
     const head = `${level.toUpperCase().padEnd(5)}${scope ? ` [${scope}]` : ""} ${redact(message, secrets)}`;
-    write(fields ? `${head} ${JSON.stringify(redact(fields, secrets))}` : head);
+    const line = fields ? `${head} ${JSON.stringify(redact(fields, secrets))}` : head;
+    write(line);
+    options.tap?.(level, line);
   };
   return {
     debug: (m, f) => emit("debug", m, f),

@@ -34,6 +34,7 @@ export const qqDefinition: ChannelDefinition = {
       access: { allowFrom: qq.allowFrom, groupPolicy: qq.groupPolicy },
     };
   },
+  section: (config) => config.channels.qq,
   disabledReason(config) {
     return config.channels.qq ? "channels.qq.enabled is false" : "channels.qq is not configured";
   },

@@ -55,6 +55,7 @@ export const wecomAppDefinition: ChannelDefinition = {
       access: { allowFrom: app.allowFrom, groupPolicy: "disabled", identity: WECOM_IDENTITY },
     };
   },
+  section: (config) => config.channels.wecom?.app,
   disabledReason(config) {
     return config.channels.wecom?.app
       ? "channels.wecom.app.enabled is false"
@@ -81,6 +82,7 @@ export const wecomBotDefinition: ChannelDefinition = {
       },
     };
   },
+  section: (config) => config.channels.wecom?.bot,
   disabledReason(config) {
     return config.channels.wecom?.bot
       ? "channels.wecom.bot.enabled is false"

@@ -14,12 +14,13 @@ import {
   TicketVerifier,
 } from "../../console/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
-import { noModelNotice, watchModelSettings } from "../../models/index.ts";
+import { noModelNotice } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import { makeNonDumpable } from "../../system/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { handleStopSignals } from "../graceful-stop.ts";
+import { createLiveConfig } from "../live-config.ts";
 import { parseWith } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 import { VERSION } from "../version.ts";
@@ -113,9 +114,16 @@ export const runCommand: Command = {
     if (login.created) log.info("console login secret created", { file: "console-secret" });
     const loginSecrets = [login.secret, ...(config.server.token ? [config.server.token] : [])];
     const tickets = new TicketVerifier(loginSecrets);
-    // Channels load after READY (lazy import); until then /health shows none and webhooks 404.
-    let channels: ChannelService | undefined;
-    let bridge: Awaited<ReturnType<typeof startMqtt>> | undefined;
+    // Channels and the MQTT bridge load after READY (lazy import); until then /health shows
+    // no channels and webhooks 404. An edited config file is applied live (live-config.ts).
+    const live = createLiveConfig({
+      ctx,
+      configFile: ctx.paths.configFile,
+      runtime,
+      logger: log,
+      startChannels: () => startChannels(runtime),
+      startMqtt: () => startMqtt(runtime, ctx.home),
+    });
     const app = createApp({
       backend: runtime.agent,
       version: VERSION,
@@ -128,8 +136,8 @@ export const runCommand: Command = {
       agentId: config.agent.id,
       directSessionMode: config.agent.directSessionMode,
       channels: {
-        status: () => channels?.status() ?? [],
-        webhook: (id, request) => channels?.webhook(id, request),
+        status: () => live.channels()?.status() ?? [],
+        webhook: (id, request) => live.channels()?.webhook(id, request),
       },
       console: {
         config,
@@ -143,14 +151,18 @@ export const runCommand: Command = {
         version: VERSION,
         startedAt,
         login: { secrets: loginSecrets, tickets },
+        logs: ctx.logs,
+        reloadConfig: () => live.reload(),
+        channels: () => live.channels(),
         statusSources: {
           channels: async () =>
-            channels
+            live
+              .channels()
               ?.status()
               .filter((s) => s.enabled)
               .map((s) => ({ name: s.channel, state: s.state, detail: s.reason })),
           mqtt: async () => {
-            const status = bridge?.status();
+            const status = live.mqtt()?.status();
             return (
               status && [{ name: status.broker, state: status.state, detail: status.lastError }]
             );
@@ -187,20 +199,9 @@ export const runCommand: Command = {
     // After READY: the first index pass, the file watcher and dreaming, in the background.
     void runtime.memory?.start();
     const stopWatchdog = runtime.notifier.startWatchdog();
-    const { qq, wecom } = config.channels;
-    if (qq?.enabled || wecom?.app?.enabled || wecom?.bot?.enabled) {
-      channels = await startChannels(runtime);
-    }
-    // After READY: the mqtt package loads and the broker connects in the background.
-    bridge = config.mqtt.enabled ? await startMqtt(runtime, ctx.home) : undefined;
-    // After READY: a model pulled or chosen from another process is picked up live.
-    const stopModelWatch = watchModelSettings({
-      file: ctx.paths.configFile,
-      env: ctx.env,
-      initial: config.models,
-      onChange: (models) => runtime.agent.reloadModels(models),
-      logger: log,
-    });
+    await live.startServices();
+    // After READY: edits of the config file (models, owners, channels, MQTT) apply live.
+    const stopConfigWatch = live.watch();
 
     let serverStopped: Promise<void> = Promise.resolve();
     ctx.keepAlive = handleStopSignals({
@@ -209,14 +210,13 @@ export const runCommand: Command = {
       stopIntake: () => {
         runtime.notifier.stopping();
         stopWatchdog();
-        stopModelWatch();
+        stopConfigWatch();
         // No new connections; open ones (a running reply) finish or are closed below.
         serverStopped = server.stop();
       },
       idle: () => runtime.agent.idle(),
       close: async () => {
-        await bridge?.close();
-        await channels?.close();
+        await live.close();
         await runtime.close();
         // A reply that finished in the drain is still being written to its client: let
         // those responses end (briefly), then close what is left (a console page's stream).
