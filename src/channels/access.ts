@@ -1,7 +1,9 @@
 /**
  * Who may talk to the bot on a channel: `allowFrom` (empty = anyone; sender ids, or
- * "group:<id>" for a whole group) and the group policy (answer only when @-mentioned,
- * or never in groups). Owner rights are not decided here: the agent's tool policy
+ * "group:<id>" for a whole group), the group policy (answer only when @-mentioned, or
+ * never in groups) and the direct-chat policy `dmPolicy` ("open", "allowlist", or
+ * "pairing": a stranger gets a pairing code instead of an answer). An owner may always
+ * chat directly. Owner rights themselves are not decided here: the agent's tool policy
  * checks the channel-qualified sender id against `agent.owners`.
  */
 import type { InboundMessage } from "./channel.ts";
@@ -9,26 +11,47 @@ import type { InboundMessage } from "./channel.ts";
 export interface AccessPolicy {
   allowFrom: string[];
   groupPolicy: "mention" | "disabled";
+  /** Unset: "allowlist" when `allowFrom` lists anyone, else "open". */
+  dmPolicy?: "open" | "allowlist" | "pairing" | undefined;
   /** Sender namespace when it is not the channel id (both WeCom channels use "wecom"). */
   identity?: string;
 }
 
-export type AccessDecision = { allowed: true } | { allowed: false; reason: string };
+/** `pair`: not admitted, but offered pairing (dmPolicy "pairing"). */
+export type AccessDecision = { allowed: true } | { allowed: false; reason: string; pair?: boolean };
 
-export function decideAccess(message: InboundMessage, policy: AccessPolicy): AccessDecision {
+/** `owner`: the sender is in `agent.owners` (always admitted to a direct chat). */
+export function decideAccess(
+  message: InboundMessage,
+  policy: AccessPolicy,
+  owner = false,
+): AccessDecision {
   if (message.chatType === "group") {
     if (policy.groupPolicy === "disabled")
       return { allowed: false, reason: "group messages are disabled (groupPolicy)" };
     if (!message.mentioned)
       return { allowed: false, reason: "group message without an @-mention (groupPolicy)" };
   }
+  if (message.chatType === "direct") {
+    if (owner) return { allowed: true };
+    const mode = policy.dmPolicy ?? (policy.allowFrom.length > 0 ? "allowlist" : "open");
+    if (mode === "open" || listed(message, policy)) return { allowed: true };
+    if (mode === "pairing")
+      return { allowed: false, pair: true, reason: "not paired yet (dmPolicy pairing)" };
+    return { allowed: false, reason: "sender not in allowFrom" };
+  }
   if (policy.allowFrom.length === 0) return { allowed: true };
+  return listed(message, policy)
+    ? { allowed: true }
+    : { allowed: false, reason: "sender not in allowFrom" };
+}
+
+function listed(message: InboundMessage, policy: AccessPolicy): boolean {
   const prefixed = `${policy.identity ?? message.channel}:${message.senderId}`;
-  const allowed = policy.allowFrom.some(
+  return policy.allowFrom.some(
     (entry) =>
       entry === message.senderId ||
       entry === prefixed ||
       (message.groupId !== undefined && entry === `group:${message.groupId}`),
   );
-  return allowed ? { allowed: true } : { allowed: false, reason: "sender not in allowFrom" };
 }

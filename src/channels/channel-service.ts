@@ -8,6 +8,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
+import { PairingRequests } from "../pairing/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { ChannelAdapter, ChannelHost, ChannelState, ChannelTarget } from "./channel.ts";
 import { CHANNELS, channelDefinition } from "./channel-registry.ts";
@@ -29,6 +30,8 @@ export interface ChannelServiceDeps {
   workspace: string;
   /** The model accepts images (inbound images are attached, not only described). */
   vision?: boolean;
+  /** Pending pairing codes (default: the ones in `db`, with the default limits). */
+  pairing?: PairingRequests;
 }
 
 export interface ChannelService {
@@ -56,6 +59,11 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const sectionText = (id: string) =>
     JSON.stringify(channelDefinition(id)?.section(config) ?? null);
   let worker: OutboxWorker | undefined;
+  const deliver = (target: ChannelTarget, text: string): number[] => {
+    const ids = enqueueProactive(db, config, target, text);
+    worker?.wake();
+    return ids;
+  };
   const dispatcher = new Dispatcher({
     db,
     agent: deps.agent,
@@ -64,7 +72,39 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     onReplies: () => worker?.wake(),
     attachments: { vision: deps.vision ?? false },
     workspace: deps.workspace,
+    pairing: {
+      requests: deps.pairing ?? new PairingRequests(db),
+      notifyOwner: (text) => notifyOwner(text),
+    },
   });
+
+  /**
+   * A pairing notice goes to the first owner in `agent.owners` who can be reached on an
+   * enabled channel; a box whose owners are only `cli` and the console has the request
+   * on the Owners page and in the log.
+   */
+  const notifyOwner = (text: string): void => {
+    logger.info("pairing requested", { text });
+    for (const owner of config.agent.owners) {
+      const colon = owner.indexOf(":");
+      if (colon <= 0) continue;
+      const identity = owner.slice(0, colon);
+      const channel = CHANNELS.find((c) => {
+        const settings = c.settings(config);
+        return settings && (settings.access.identity ?? c.id) === identity;
+      });
+      if (!channel) continue;
+      try {
+        deliver({ channel: channel.id, chatType: "direct", peerId: owner.slice(colon + 1) }, text);
+        return;
+      } catch (error) {
+        logger.warn("pairing notice not sent", {
+          owner,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  };
 
   const hostFor = (id: string): ChannelHost => {
     const log = logger.child(id);
@@ -138,11 +178,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
       const handler = adapters.get(channel)?.webhook;
       return handler ? handler(request) : undefined;
     },
-    deliver(target, text) {
-      const ids = enqueueProactive(db, config, target, text);
-      worker?.wake();
-      return ids;
-    },
+    deliver,
     async reload() {
       const changed = CHANNELS.filter((c) => started.get(c.id) !== sectionText(c.id));
       const wasRunning = new Set(changed.filter((c) => adapters.has(c.id)).map((c) => c.id));

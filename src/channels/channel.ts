@@ -102,9 +102,11 @@ export interface ChannelHost {
   /**
    * Stores the message (exactly once per platform message id) and queues it for the
    * agent. Resolves once it is durably stored; the adapter acknowledges after that.
+   * "answered": a reply was stored at once, without an agent run (`/pair`); "accepted": the
+   * agent will answer (a streaming channel opens its stream only then).
    * Rejects only when it could not be stored: then do not acknowledge (let it retry).
    */
-  receive(message: InboundMessage): Promise<"accepted" | "duplicate" | "denied">;
+  receive(message: InboundMessage): Promise<"accepted" | "duplicate" | "denied" | "answered">;
   /** Reports a state change; `reason` in plain words for `channels status`. */
   setState(state: ChannelState, reason?: string): void;
   /** Records that the platform was heard from (any frame). */

@@ -17,6 +17,7 @@ import type { ChannelAdapter, ChannelCapabilities, InboundMessage } from "./chan
 import { Inbox, peerOf } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
 import { guardReplyAttachments } from "./reply-attachments.ts";
+import { answerPairing, isPairCommand, type PairingHost } from "./pair-command.ts";
 import { shapeReply } from "./reply-shaping.ts";
 
 /** What the dispatcher needs from the agent (structurally the agent's public API). */
@@ -44,6 +45,8 @@ export interface DispatcherDeps {
   attachments?: AttachmentOptions;
   /** The workspace: images a reply attaches are judged against it for the turn's sender. */
   workspace: string;
+  /** Answers `/pair` (pair-command.ts); without it `/pair` is an ordinary message. */
+  pairing?: PairingHost;
 }
 
 export function describeCapabilities(caps: ChannelCapabilities): string {
@@ -70,8 +73,11 @@ export class Dispatcher {
     this.channels.set(channel, settings);
   }
 
-  /** Stores, dedupes and checks access; the agent run happens in the background. */
-  receive(message: InboundMessage): "accepted" | "duplicate" | "denied" {
+  /**
+   * Stores, dedupes and checks access; the agent run happens in the background.
+   * "answered": replied at once without the agent (pairing).
+   */
+  receive(message: InboundMessage): "accepted" | "duplicate" | "denied" | "answered" {
     const settings = this.settingsOf(message.channel);
     const { stored, id } = this.deps.db.transaction(() => this.inbox.record(message))();
     if (!stored) {
@@ -81,7 +87,20 @@ export class Dispatcher {
       });
       return "duplicate";
     }
-    const access = decideAccess(message, settings.access);
+    const senderId = this.senderIdOf(message);
+    const owner = this.deps.config.agent.owners.includes(senderId);
+    const access = decideAccess(message, settings.access, owner);
+    const pairing = this.deps.pairing
+      ? answerPairing(message, access, owner, senderId, this.deps.pairing)
+      : undefined;
+    if (pairing) {
+      if (pairing.reply === undefined) {
+        this.inbox.setState(id, "ignored", pairing.reason);
+        return "denied";
+      }
+      this.replyAtOnce(id, message, pairing.reply, pairing.reason);
+      return "answered";
+    }
     if (!access.allowed) {
       this.inbox.setState(id, "ignored", access.reason);
       this.deps.logger.info("message ignored", { channel: message.channel, reason: access.reason });
@@ -91,10 +110,38 @@ export class Dispatcher {
     return "accepted";
   }
 
+  /** Stores `text` as the reply to `message` (within its window) and marks it answered. */
+  private replyAtOnce(inboxId: number, message: InboundMessage, text: string, why: string): void {
+    const { capabilities } = this.settingsOf(message.channel);
+    const parts = shapeReply(text, capabilities);
+    this.deps.db.transaction(() => {
+      this.outbox.enqueue(
+        { channel: message.channel, chatType: message.chatType, peerId: peerOf(message) },
+        parts,
+        {
+          replyTo: message.messageId,
+          expiresAt: replyDeadline(message, capabilities),
+          maxSeq: capabilities.maxRepliesPerMessage,
+        },
+      );
+      this.inbox.setState(inboxId, "answered", why);
+    })();
+    this.deps.onReplies();
+  }
+
+  /** The sender as the agent and `agent.owners` know it: `qq:OPENID`, `wecom:USERID`. */
+  private senderIdOf(message: InboundMessage): string {
+    return `${this.settingsOf(message.channel).access.identity ?? message.channel}:${message.senderId}`;
+  }
+
   /** Answers, once, what a crash left stored but unanswered. */
   recover(channel: string): number {
     const rows = this.inbox.unanswered(channel);
     for (const row of rows) {
+      if (isPairCommand(row.message.text)) {
+        this.inbox.setState(row.id, "ignored", "pairing: cut off by a restart (send /pair again)");
+        continue;
+      }
       if (this.outbox.hasReplyTo(channel, row.message.messageId)) {
         this.inbox.setState(row.id, "answered", "reply stored before a restart");
         continue;
@@ -200,7 +247,7 @@ export class Dispatcher {
       text: prepared.text,
       ...(prepared.images.length > 0 ? { images: prepared.images } : {}),
       channel: message.channel,
-      senderId: `${this.settingsOf(message.channel).access.identity ?? message.channel}:${message.senderId}`,
+      senderId: this.senderIdOf(message),
       ...(message.senderName ? { senderName: message.senderName } : {}),
       chatType: message.chatType,
       ...(message.groupId ? { groupId: message.groupId } : {}),

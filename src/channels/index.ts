@@ -56,3 +56,4 @@ export { Inbox, type InboxRow, type InboxState } from "./inbox.ts";
 export { MAX_SEND_ATTEMPTS, Outbox, type OutboxState } from "./outbox.ts";
 export { enqueueProactive } from "./proactive.ts";
 export { CUT_NOTE, markdownToPlain, shapeReply } from "./reply-shaping.ts";
+export { tellRequester } from "./tell-requester.ts";

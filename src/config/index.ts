@@ -34,7 +34,6 @@ export type { MqttConfig } from "./sections/mqtt.ts";
 export type { CronConfig, FollowupsConfig, HeartbeatConfig } from "./sections/scheduler.ts";
 export type { ServerConfig } from "./sections/server.ts";
 export type { LogConfig } from "./sections/system.ts";
-export { type WatchConfigFileOptions, watchConfigFile } from "./watch-config-file.ts";
 export type {
   FileLimits,
   McpConfig,
@@ -43,3 +42,4 @@ export type {
   ToolProfile,
   ToolsConfig,
 } from "./sections/tools.ts";
+export { type WatchConfigFileOptions, watchConfigFile } from "./watch-config-file.ts";

@@ -7,7 +7,6 @@
 /** Overflow wording is recognized in one place: the providers' error classifier. */
 export { isOverflowText as isContextOverflowMessage } from "../providers/index.ts";
 export { BOOTSTRAP_PENDING_NOTE, type Destination } from "./bootstrap-destination.ts";
-export { ownText } from "./pending-message.ts";
 export { SUMMARY_PREFIX } from "./branch-messages.ts";
 export { type BudgetCaps, type BudgetPlan, budgetCaps } from "./budget-planner.ts";
 export { contextChatCommand } from "./context-chat-command.ts";
@@ -21,6 +20,7 @@ export {
 } from "./create-context-engine.ts";
 export { type ContextEngineDeps, DefaultContextEngine } from "./default-engine.ts";
 export { estimateTextTokens, IMAGE_TOKENS } from "./estimate-tokens.ts";
+export { ownText } from "./pending-message.ts";
 export { HARD_CLEAR_TEXT, IMAGE_REMOVED_TEXT, MEDIA_REMOVED_TEXT } from "./prune-tool-results.ts";
 export { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
 export {

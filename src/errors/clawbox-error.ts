@@ -43,6 +43,8 @@ export type ErrorCode =
   | "ABORTED"
   | "NATIVE_MODULE_MISSING"
   | "MEDIA_INVALID"
+  | "PAIRING_NOT_FOUND"
+  | "PAIRING_LOCKED"
   | "INTERNAL";
 
 export interface ClawboxErrorOptions {

@@ -7,6 +7,7 @@ export {
 } from "./bounded-process.ts";
 export { CLOCK_HINT, clockHint } from "./clock-hint.ts";
 export { formatBytes } from "./format-bytes.ts";
+export { type LogEntry, LogRing } from "./log-ring.ts";
 export {
   createLogger,
   type Logger,
@@ -14,7 +15,6 @@ export {
   type LogLevel,
   silentLogger,
 } from "./logger.ts";
-export { type LogEntry, LogRing } from "./log-ring.ts";
 export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
 export { type DumpableResult, makeNonDumpable } from "./non-dumpable.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";

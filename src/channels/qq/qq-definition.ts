@@ -31,7 +31,7 @@ export const qqDefinition: ChannelDefinition = {
     if (!qq?.enabled) return undefined;
     return {
       capabilities: qqCapabilities(qq.markdown),
-      access: { allowFrom: qq.allowFrom, groupPolicy: qq.groupPolicy },
+      access: { allowFrom: qq.allowFrom, groupPolicy: qq.groupPolicy, dmPolicy: qq.dmPolicy },
     };
   },
   section: (config) => config.channels.qq,

@@ -52,7 +52,12 @@ export const wecomAppDefinition: ChannelDefinition = {
     if (!app?.enabled) return undefined;
     return {
       capabilities: wecomAppCapabilities(app.markdown),
-      access: { allowFrom: app.allowFrom, groupPolicy: "disabled", identity: WECOM_IDENTITY },
+      access: {
+        allowFrom: app.allowFrom,
+        groupPolicy: "disabled",
+        dmPolicy: app.dmPolicy,
+        identity: WECOM_IDENTITY,
+      },
     };
   },
   section: (config) => config.channels.wecom?.app,
@@ -78,6 +83,7 @@ export const wecomBotDefinition: ChannelDefinition = {
       access: {
         allowFrom: bot.allowFrom,
         groupPolicy: bot.groupPolicy,
+        dmPolicy: bot.dmPolicy,
         identity: WECOM_IDENTITY,
       },
     };

@@ -53,6 +53,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./channels.ts")).channelsCommand,
   },
   {
+    name: "pairing",
+    summary: "pairing codes from /pair: list, approve, deny; remove an owner",
+    load: async () => (await import("./pairing.ts")).pairingCommand,
+  },
+  {
     name: "models",
     summary: "list, pull or switch models: chat GGUFs and embedding models",
     load: async () => (await import("./models.ts")).modelsCommand,

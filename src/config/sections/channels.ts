@@ -13,6 +13,12 @@ const enabledByDefault = z._default(z.boolean(), true);
 const markdownOff = z._default(z.boolean(), false);
 const allowFrom = z._default(z.array(nonEmpty), []);
 const groupPolicy = z._default(z.enum(["mention", "disabled"]), "mention");
+/**
+ * Who may chat directly (owners always may): "open" anyone; "allowlist" only senders in
+ * `allowFrom`; "pairing" as allowlist, and anyone else gets a pairing code instead of an
+ * answer. Unset: "allowlist" when `allowFrom` lists anyone, else "open".
+ */
+const dmPolicy = z.optional(z.enum(["open", "allowlist", "pairing"]));
 
 /** The QQ official bot (bots.qq.com). Only the credentials are required. */
 export const qqChannelSection = z.object({
@@ -29,6 +35,7 @@ export const qqChannelSection = z.object({
   allowFrom,
   /** "mention" (default): answer group messages that @-mention the bot; "disabled": ignore groups. */
   groupPolicy,
+  dmPolicy,
 });
 
 export type QqChannelConfig = z.infer<typeof qqChannelSection>;
@@ -53,6 +60,7 @@ export const wecomAppSection = z.object({
   markdown: markdownOff,
   /** WeCom userids (or "wecom:<userid>") allowed to talk to the app; empty = anyone who can see it. */
   allowFrom,
+  dmPolicy,
 });
 
 /** WeCom intelligent bot over the long connection (no public URL needed). */
@@ -65,6 +73,7 @@ export const wecomBotSection = z.object({
   allowFrom,
   /** "mention" (default): answer group chats (the platform only forwards @-mentions); "disabled": ignore groups. */
   groupPolicy,
+  dmPolicy,
   /** Heartbeat interval of the long connection. */
   pingIntervalMs: z._default(z.number().check(z.int(), z.minimum(50)), 30_000),
 });

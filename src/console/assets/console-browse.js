@@ -131,7 +131,9 @@ async function contextPage() {
         role: "img",
         "aria-label": `context budget of ${window} tokens`,
       },
-      BAR_PARTS.filter(([key]) => parts[key] > 0).map(([key, label]) => seg(key, label, parts[key])),
+      BAR_PARTS.filter(([key]) => parts[key] > 0).map(([key, label]) =>
+        seg(key, label, parts[key]),
+      ),
       free > 0 ? seg("free", "free", free) : null,
     );
     const legend = h(

@@ -4,6 +4,7 @@ import { leaseBootClock } from "./0003-lease-boot-clock.ts";
 import { memoryIndex } from "./0300-memory-index.ts";
 import { memoryKeywordWords } from "./0301-memory-keyword-words.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
+import { pairing } from "./0410-pairing.ts";
 import { scheduler } from "./0430-scheduler.ts";
 import type { Migration } from "./migration.ts";
 
@@ -17,5 +18,6 @@ export const MIGRATIONS: readonly Migration[] = [
   memoryIndex,
   memoryKeywordWords,
   channelsInboxOutbox,
+  pairing,
   scheduler,
 ];

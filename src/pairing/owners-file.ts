@@ -1,0 +1,72 @@
+/**
+ * Who the owners are is `agent.owners` in the config file; pairing and the console's
+ * Owners page change that list there (comments kept, validated, atomic write) and the
+ * running service applies it at once (its config watcher, or the console's reload).
+ * An approval adds exactly the `<channel>:<id>` the code was issued to. The last owner is
+ * never removed this way, so the box keeps someone who can approve the next one.
+ */
+import { editConfigFile, loadConfig } from "../config/index.ts";
+import { ClawboxError } from "../errors/index.ts";
+import type { PairingRequest, PairingRequests } from "./pairing-requests.ts";
+
+export interface OwnersFile {
+  file: string;
+  env: Record<string, string | undefined>;
+}
+
+/** `agent.owners` as the box would load it now. */
+export function currentOwners(target: OwnersFile): string[] {
+  return [...loadConfig({ file: target.file, env: target.env }).config.agent.owners];
+}
+
+async function writeOwners(target: OwnersFile, owners: string[]): Promise<void> {
+  await editConfigFile(target.file, [{ path: ["agent", "owners"], value: owners }], {
+    validate: { env: target.env },
+  });
+}
+
+/** Adds `ownerId`; returns the new list (unchanged when it was there already). */
+export async function addOwner(target: OwnersFile, ownerId: string): Promise<string[]> {
+  const owners = currentOwners(target);
+  if (owners.includes(ownerId)) return owners;
+  const next = [...owners, ownerId];
+  await writeOwners(target, next);
+  return next;
+}
+
+/** Removes `ownerId`; returns the new list. Refuses an unknown id and the last owner. */
+export async function removeOwner(target: OwnersFile, ownerId: string): Promise<string[]> {
+  const owners = currentOwners(target);
+  if (!owners.includes(ownerId))
+    throw new ClawboxError("PAIRING_NOT_FOUND", `${ownerId} is not in agent.owners`, {
+      hint: "see clawbox pairing list",
+    });
+  if (owners.length === 1)
+    throw new ClawboxError(
+      "CONFIG_INVALID",
+      `${ownerId} is the only owner; the box needs one to approve the next`,
+      { hint: "pair or add another owner first" },
+    );
+  const next = owners.filter((id) => id !== ownerId);
+  await writeOwners(target, next);
+  return next;
+}
+
+/** Approves the pending request with `code`: its sender becomes an owner. */
+export async function approvePairing(
+  requests: PairingRequests,
+  target: OwnersFile,
+  code: string,
+): Promise<PairingRequest> {
+  const request = requests.find(code);
+  await addOwner(target, request.ownerId);
+  requests.remove(request.code);
+  return request;
+}
+
+/** Denies the pending request with `code`: it is dropped; its sender is not told. */
+export function denyPairing(requests: PairingRequests, code: string): PairingRequest {
+  const request = requests.find(code);
+  requests.remove(request.code);
+  return request;
+}
