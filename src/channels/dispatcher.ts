@@ -16,8 +16,8 @@ import { type AttachmentOptions, prepareAttachments } from "./attachments.ts";
 import type { ChannelAdapter, ChannelCapabilities, InboundMessage } from "./channel.ts";
 import { Inbox, peerOf } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
-import { guardReplyAttachments } from "./reply-attachments.ts";
 import { answerPairing, isPairCommand, type PairingHost } from "./pair-command.ts";
+import { guardReplyAttachments } from "./reply-attachments.ts";
 import { shapeReply } from "./reply-shaping.ts";
 
 /** What the dispatcher needs from the agent (structurally the agent's public API). */

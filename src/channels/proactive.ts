@@ -8,9 +8,23 @@ import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
 import type { ChannelTarget } from "./channel.ts";
-import { channelDefinition } from "./channel-registry.ts";
+import { type ChannelSettings, channelDefinition } from "./channel-registry.ts";
 import { Outbox } from "./outbox.ts";
 import { shapeReply } from "./reply-shaping.ts";
+
+/** The settings of an enabled channel; CONFIG_INVALID when it is off or unknown. */
+export function enabledChannel(config: ClawboxConfig, channel: string): ChannelSettings {
+  const settings = channelDefinition(channel)?.settings(config);
+  if (!settings)
+    throw new ClawboxError(
+      "CONFIG_INVALID",
+      `channel "${channel}" is not configured or not enabled`,
+      {
+        hint: `add channels.${channel} to the config`,
+      },
+    );
+  return settings;
+}
 
 /** Stores the message for `target`; returns the outbox ids (empty for an empty text). */
 export function enqueueProactive(
@@ -19,13 +33,7 @@ export function enqueueProactive(
   target: ChannelTarget,
   text: string,
 ): number[] {
-  const settings = channelDefinition(target.channel)?.settings(config);
-  if (!settings)
-    throw new ClawboxError(
-      "CONFIG_INVALID",
-      `channel "${target.channel}" is not configured or not enabled`,
-      { hint: `add channels.${target.channel} to the config` },
-    );
+  const settings = enabledChannel(config, target.channel);
   const parts = shapeReply(text, settings.capabilities);
   return db.transaction(() => new Outbox(db).enqueue(target, parts).ids)();
 }

@@ -7,12 +7,10 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
-import { ClawboxError } from "../errors/index.ts";
 import type { PairingRequest } from "../pairing/index.ts";
-import { channelDefinition } from "./channel-registry.ts";
 import { WINDOW_SAFETY_MS } from "./dispatcher.ts";
 import { Outbox } from "./outbox.ts";
-import { enqueueProactive } from "./proactive.ts";
+import { enabledChannel, enqueueProactive } from "./proactive.ts";
 import { shapeReply } from "./reply-shaping.ts";
 
 /** Stores `text` for the requester; returns the outbox ids. Throws when the channel is off. */
@@ -23,13 +21,7 @@ export function tellRequester(
   text: string,
   now = Date.now(),
 ): number[] {
-  const settings = channelDefinition(request.channel)?.settings(config);
-  if (!settings)
-    throw new ClawboxError(
-      "CONFIG_INVALID",
-      `channel "${request.channel}" is not configured or not enabled`,
-      { hint: `enable channels.${request.channel} to tell them` },
-    );
+  const settings = enabledChannel(config, request.channel);
   const target = {
     channel: request.channel,
     chatType: "direct" as const,

@@ -43,7 +43,6 @@ export type ErrorCode =
   | "ABORTED"
   | "NATIVE_MODULE_MISSING"
   | "MEDIA_INVALID"
-  | "PAIRING_NOT_FOUND"
   | "PAIRING_LOCKED"
   | "INTERNAL";
 

@@ -38,7 +38,7 @@ export async function addOwner(target: OwnersFile, ownerId: string): Promise<str
 export async function removeOwner(target: OwnersFile, ownerId: string): Promise<string[]> {
   const owners = currentOwners(target);
   if (!owners.includes(ownerId))
-    throw new ClawboxError("PAIRING_NOT_FOUND", `${ownerId} is not in agent.owners`, {
+    throw new ClawboxError("NOT_FOUND", `${ownerId} is not in agent.owners`, {
       hint: "see clawbox pairing list",
     });
   if (owners.length === 1)

@@ -211,7 +211,7 @@ export class PairingRequests {
     if (!row) {
       this.db.query("INSERT INTO pairing_events (kind, at) VALUES ('failure', ?)").run(now);
       throw new ClawboxError(
-        "PAIRING_NOT_FOUND",
+        "NOT_FOUND",
         `no pending pairing request with code ${typed.slice(0, 20)} (wrong, expired, or already handled)`,
         { hint: "see clawbox pairing list, or the console's Owners page" },
       );

@@ -149,7 +149,7 @@ describe("pairing over a channel", () => {
     // Used once: the same code again is unknown.
     await expect(
       approvePairing(requests, { file: configFile, env: {} }, code),
-    ).rejects.toMatchObject({ code: "PAIRING_NOT_FOUND" });
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("expires a code after 10 minutes: it is no longer listed and cannot be approved", async () => {
@@ -162,7 +162,7 @@ describe("pairing over a channel", () => {
     expect(requests.list()).toEqual([]);
     await expect(
       approvePairing(requests, { file: configFile, env: {} }, code),
-    ).rejects.toMatchObject({ code: "PAIRING_NOT_FOUND" });
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(JSON5.parse(readFileSync(configFile, "utf8")).agent.owners).toEqual([
       "cli",
       `qq:${OWNER}`,
@@ -181,7 +181,7 @@ describe("pairing over a channel", () => {
     expect(repliesTo("STRANGER_A")).toHaveLength(1);
     await expect(
       approvePairing(requests, { file: configFile, env: {} }, code),
-    ).rejects.toMatchObject({ code: "PAIRING_NOT_FOUND" });
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("answers /pair in a group with a hint and no code, and an owner with 'already an owner'", () => {
@@ -217,7 +217,7 @@ describe("pairing over a channel", () => {
     const file = { file: configFile, env: {} };
     for (const guess of ["AAAA-AAAA", "BBBB-BBBB", "nonsense", "CCCC-CCCC", "DDDD-DDDD"])
       await expect(approvePairing(requests, file, guess)).rejects.toMatchObject({
-        code: "PAIRING_NOT_FOUND",
+        code: "NOT_FOUND",
       });
     clock += 5 * 60_000;
     d.receive(direct("STRANGER_A", "/pair"));

@@ -303,11 +303,15 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await page.goto(`${base}/#context`);
     await page.waitForSelector("#budget-bar .seg", { state: "attached" });
     const segments = page.locator("#budget-bar .seg");
-    await expect(segments.count()).resolves.toBe(7);
-    const labels = await segments.evaluateAll((els) =>
-      els.map((e) => e.getAttribute("data-label")),
+    const shown = await segments.evaluateAll((els) =>
+      els.map((e) => ({
+        label: e.getAttribute("data-label"),
+        tokens: Number(e.getAttribute("data-tokens")),
+        width: e.getBoundingClientRect().width,
+      })),
     );
-    expect(labels).toEqual([
+    // The parts with tokens, in the legend's order; an empty part has no segment.
+    const order = [
       "system prompt",
       "bootstrap files",
       "skills",
@@ -315,12 +319,21 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
       "history",
       "reply reserve",
       "free",
-    ]);
-    const tokens = await segments.evaluateAll((els) =>
-      els.map((e) => Number(e.getAttribute("data-tokens"))),
+    ];
+    expect(shown.map((s) => s.label)).toEqual(
+      order.filter((l) => shown.some((s) => s.label === l)),
     );
-    expect(tokens[0]).toBeGreaterThan(0);
-    expect(tokens[1]).toBeGreaterThan(0);
+    expect(shown.map((s) => s.label)).toEqual(
+      expect.arrayContaining(["system prompt", "bootstrap files", "tools", "reply reserve"]),
+    );
+    expect(shown.every((s) => s.tokens > 0)).toBe(true);
+    // What a person sees: every part is drawn (the CSP once blanked them all to 0 px) and
+    // together they fill the bar.
+    for (const s of shown) expect(s.width, s.label ?? "").toBeGreaterThan(0);
+    const inner = await page.locator("#budget-bar").evaluate((e) => e.clientWidth);
+    const sum = shown.reduce((a, s) => a + s.width, 0);
+    expect(Math.abs(sum - inner)).toBeLessThanOrEqual(1);
+    await expect(page.locator("#budget-legend li").count()).resolves.toBe(7);
     const tools = page.locator("#context-files tr", { hasText: "TOOLS.md" });
     await expect(tools.locator(".badge").textContent()).resolves.toBe("truncated");
     await page.screenshot({ path: join(SHOTS, "context.png"), fullPage: true });

@@ -18,7 +18,8 @@ import {
   removeOwner,
 } from "../../pairing/index.ts";
 import type { Command } from "../command.ts";
-import { parseCommandArgs } from "../parse-args.ts";
+import { EXIT } from "../exit-codes.ts";
+import { parseWith } from "../parse-args.ts";
 
 const USAGE = [
   "Usage: clawbox pairing <list|approve|deny|remove> [options]",
@@ -31,17 +32,16 @@ const USAGE = [
 const describe = (r: PairingRequest, now: number): string =>
   `${r.display}  ${r.ownerId}${r.senderName ? ` (${r.senderName})` : ""}  on ${r.channel}  expires in ${Math.max(1, Math.round((r.expiresAt - now) / 60_000))} min`;
 
+const LIST = { options: { json: { type: "boolean" } }, positionals: false } as const;
+const ONE = { options: { json: { type: "boolean" } }, positionals: true } as const;
+
 export const pairingCommand: Command = {
   name: "pairing",
-  summary: "pairing codes from /pair: list, approve, deny; remove an owner",
   usage: USAGE,
+  args: { subcommands: { list: LIST, approve: ONE, deny: ONE, remove: ONE } },
   async run(ctx, args) {
     const [sub, ...rest] = args;
-    const { values, positionals } = parseCommandArgs(
-      rest,
-      { json: { type: "boolean" } },
-      sub !== "list",
-    );
+    const { values, positionals } = parseWith(rest, sub === "list" ? LIST : ONE);
     const print = (data: unknown, text: string) =>
       ctx.stdout.write(values.json ? `${JSON.stringify(data)}\n` : `${text}\n`);
     const requests = new PairingRequests(ctx.store().db);
@@ -59,13 +59,9 @@ export const pairingCommand: Command = {
           `owners: ${list.join(", ")}`,
         ].join("\n"),
       );
-      return 0;
+      return EXIT.ok;
     }
     const target = positionals[0];
-    if (sub !== "approve" && sub !== "deny" && sub !== "remove")
-      throw new ClawboxError("CLI_USAGE", `unknown pairing subcommand: ${sub ?? "(none)"}`, {
-        hint: "clawbox pairing list|approve|deny|remove",
-      });
     if (!target)
       throw new ClawboxError(
         "CLI_USAGE",
@@ -74,12 +70,12 @@ export const pairingCommand: Command = {
     if (sub === "remove") {
       const next = await removeOwner(owners, target);
       print({ removed: target, owners: next }, `removed ${target}; owners: ${next.join(", ")}`);
-      return 0;
+      return EXIT.ok;
     }
     if (sub === "deny") {
       const request = denyPairing(requests, target);
       print({ denied: request }, `denied ${request.display} (${request.ownerId})`);
-      return 0;
+      return EXIT.ok;
     }
     const request = await approvePairing(requests, owners, target);
     let told = `told them on ${request.channel}`;
@@ -92,6 +88,6 @@ export const pairingCommand: Command = {
       { approved: request, owner: request.ownerId },
       `approved ${request.display}: ${request.ownerId} is now an owner (${told}); a running clawbox applies it within 2 s`,
     );
-    return 0;
+    return EXIT.ok;
   },
 };
