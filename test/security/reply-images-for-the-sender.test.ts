@@ -8,6 +8,11 @@
 import { linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { shapeReply } from "../../src/channels/index.ts";
+import {
+  wecomAppCapabilities,
+  wecomBotCapabilities,
+} from "../../src/channels/wecom/wecom-definitions.ts";
 import { type QqRig, startQqRig } from "../channels/qq-service-harness.ts";
 import { waitUntil } from "../fakes/qq-platform.ts";
 import { TINY_PNG } from "../fixtures/tiny-png.ts";
@@ -48,6 +53,19 @@ describe("reply images are judged for the sender of the turn", () => {
     expect(texts.slice(1)).toEqual(
       Array(3).fill("(an image was left out: that file is not shared in this chat)"),
     );
+  });
+
+  it("sends a WeCom reply's image tag as text: the WeCom channels attach no workspace files", () => {
+    for (const caps of [
+      wecomAppCapabilities(true),
+      wecomAppCapabilities(false),
+      wecomBotCapabilities(),
+    ]) {
+      expect(caps.images).toBe(false);
+      const parts = shapeReply(REPLY, caps);
+      expect(parts).toHaveLength(1);
+      expect(parts[0]).toContain("memory/private-photo.png");
+    }
   });
 
   it("the owner's reply uploads them", async () => {

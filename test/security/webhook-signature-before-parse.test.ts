@@ -7,6 +7,7 @@
  * minute), so this test's own timeout stops it; the worst times are the
  * webhook-adversarial bench's figures (docs/BENCHMARKS.md), not asserted here.
  */
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostileRequests, startWebhookBox, type WebhookBox } from "../support/webhook-box.ts";
 
@@ -49,4 +50,22 @@ describe("webhooks verify before they parse (real clawbox run)", () => {
       expect(health.every((s) => s === 200)).toBe(true);
     });
   }
+
+  it("qq: no signature headers: refused before the body is sent", { timeout: 15_000 }, async () => {
+    // Headers and half a body, then nothing more: the answer must come anyway.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${box.url}/channels/qq/webhook`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Content-Length": String(200_000) },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on("error", reject);
+      req.write(Buffer.alloc(100_000, "["));
+    });
+    expect(status).toBe(401);
+  });
 });
