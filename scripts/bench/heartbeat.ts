@@ -21,6 +21,7 @@ import {
   createScheduler,
   runScheduledTurn,
 } from "../../src/scheduler/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { Store } from "../../src/store/index.ts";
 import { homePaths, silentLogger } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
@@ -121,6 +122,7 @@ const heartbeat = createHeartbeat({
   logger: silentLogger,
   runTurn: (turn) => runScheduledTurn(agent, delivery, turn),
   activeRuns: () => agent.activeRuns(),
+  sessions: createSessionResolver(config.agent),
 });
 const beat = await heartbeat.beat();
 if (beat.status !== "ran") throw new Error(`heartbeat did not run: ${beat.reason}`);

@@ -29,6 +29,13 @@ export interface ChatRequest extends Omit<DynamicContext, "now" | "timezone"> {
    * API with `server.token`); otherwise ownership comes from `agent.owners`.
    */
   authenticatedOwner?: boolean;
+  /**
+   * When the session belongs to another principal (SPEC §9a): "refuse" (default) answers
+   * with a SESSION_FORBIDDEN error and stores nothing; "new-session" starts a fresh
+   * session under the key for this sender (channels use it: their keys are the sender's
+   * own, so a mismatch means an owner was added or removed since).
+   */
+  foreignSession?: "refuse" | "new-session";
   /** Must not throw: errors in it are caught and logged. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;

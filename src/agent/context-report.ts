@@ -1,7 +1,9 @@
 /**
  * `/context list|detail`: what the model would see next turn. Uses the engine's own
  * report and the context area's formatter when they exist, else summarizes the
- * assembled context (system prompt size, messages).
+ * assembled context (system prompt size, messages). For anyone but the owner in a
+ * direct chat it reports that sender's prompt (no MEMORY.md or USER.md) with
+ * workspace-relative paths.
  */
 import { type ContextEngine, formatContextReport as formatEngineReport } from "../context/index.ts";
 import type { Provider, ToolDefinition } from "../providers/index.ts";
@@ -15,6 +17,7 @@ export async function formatContextReport(
   request: ChatRequest,
   detail: boolean,
   tools: ToolDefinition[],
+  privateFiles: boolean,
 ): Promise<string> {
   const modelKind = provider.kind === "local" ? "local" : "cloud";
   if (engine.report) {
@@ -24,8 +27,12 @@ export async function formatContextReport(
       runKind: "interactive",
       provider,
       tools,
+      privateFiles,
     });
-    return formatEngineReport(report, detail ? "detail" : "list");
+    // Only the owner in a direct chat sees where things are on the box.
+    return formatEngineReport(report, detail ? "detail" : "list", {
+      relativePaths: !privateFiles,
+    });
   }
   const assembled = await engine.assemble({
     session,
@@ -33,6 +40,7 @@ export async function formatContextReport(
     modelKind,
     runKind: "interactive",
     tools,
+    privateFiles,
     dynamic: {
       channel: request.channel,
       senderId: request.senderId,

@@ -12,26 +12,31 @@ import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
 import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
+import {
+  type Admission,
+  createSessionResolver,
+  OWNER,
+  type Principal,
+  type SessionResolver,
+} from "../sessions/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
 import {
   type AgentTool,
   applyToolPolicy,
   createBaseTools,
-  isOwner,
   orderByPriority,
   toolDefinitions,
 } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
-import { createConcurrencyLimit } from "./concurrency-limit.ts";
 import { createEngineSource } from "./engine-source.ts";
 import { memoryFlushPrompt } from "./memory-flush.ts";
 import { createModelSelection, type ModelSelection } from "./model-selection.ts";
 import { createProviderCache, type ProviderSource } from "./provider-source.ts";
 import { runAgentLoop } from "./run-agent-loop.ts";
 import { resultOfLoop, storeTurnWithoutEngine } from "./run-result.ts";
-import { createSessionQueue } from "./session-queue.ts";
+import { createSessionGate, type ExclusiveOptions } from "./session-gate.ts";
 import { parseSlashCommand, runSlashCommand } from "./slash-commands.ts";
 import { createSteeringInbox, type SteeringInbox } from "./steering-inbox.ts";
 
@@ -50,11 +55,25 @@ export interface AgentDeps {
   dynamicTools?: () => AgentTool[];
   /** MCP servers; default: from `tools.mcp` in the config, connected in the background. */
   mcp?: McpManager;
+  /** Who sessions belong to and which key a turn uses; default: built from `config.agent`. */
+  sessions?: SessionResolver;
 }
 
 export interface Agent extends ModelSelection {
   /** Queued per session; one run at a time per session; `maxConcurrent` overall. Never rejects. */
   chat(request: ChatRequest): Promise<ChatResult>;
+  /**
+   * Whether `request`'s sender may add a turn to its session (a turn from another
+   * principal never lands in one); nothing is created or changed. The agent checks again
+   * when the turn runs; this answers early, e.g. for an HTTP 403 before a stream starts.
+   */
+  checkSession(request: ChatRequest): Admission;
+  /** The agent's queue, cross-process lease and concurrency limit around `task` (session-gate.ts). */
+  runExclusive<T>(
+    sessionKey: string,
+    task: () => Promise<T>,
+    options?: ExclusiveOptions,
+  ): Promise<T>;
   /** Every tool known before policy (names), for doctor and tests. */
   toolNames(): string[];
   /**
@@ -82,12 +101,19 @@ function readOnlyRoots(paths: HomePaths): string[] {
 
 export function createAgent(deps: AgentDeps): Agent {
   const { config, store, paths, logger } = deps;
-  const limit = createConcurrencyLimit(config.agent.maxConcurrent);
-  const queue = createSessionQueue();
+  const sessions = deps.sessions ?? createSessionResolver(config.agent);
+  /** Aborts runs still waiting for another process to release their session. */
+  const closed = new AbortController();
+  const gate = createSessionGate({
+    store,
+    maxConcurrent: config.agent.maxConcurrent,
+    logger,
+    closed: closed.signal,
+  });
   const inboxes = new Map<string, SteeringInbox>();
   const controllers = new Set<AbortController>();
   const providers = createProviderCache(deps.providers, config, logger);
-  const selection = createModelSelection(config, providers, logger, () => queue.idle());
+  const selection = createModelSelection(config, providers, logger, () => gate.idle());
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
   const baseTools = createBaseTools({ store, tools: config.tools });
   const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));
@@ -99,35 +125,9 @@ export function createAgent(deps: AgentDeps): Agent {
   ];
   const allTools = () => orderByPriority([...baseTools, ...extraTools()]);
   let closing = false;
-  /** Aborts runs still waiting for another process to release their session. */
-  const closed = new AbortController();
-
-  /**
-   * Holds the session's cross-process lease around `task`: `clawbox run` and a
-   * `clawbox chat` on the same key take turns instead of interleaving transcripts.
-   */
-  async function withLease<T>(request: ChatRequest, task: () => Promise<T>): Promise<T> {
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, closed.signal])
-      : closed.signal;
-    const lease = await store.leases.acquire(request.sessionKey, {
-      signal,
-      onWait: (holder) =>
-        logger.info("session busy in another process; waiting for it", {
-          sessionKey: request.sessionKey,
-          pid: holder.pid,
-          host: holder.host,
-        }),
-    });
-    try {
-      return await task();
-    } finally {
-      lease.release();
-    }
-  }
 
   const ownerOf = (request: ChatRequest) =>
-    request.authenticatedOwner === true || isOwner(config, request.senderId);
+    request.authenticatedOwner === true || sessions.isOwner(request.senderId);
 
   const chain = () =>
     providers.chainIds().flatMap((id) => {
@@ -135,21 +135,83 @@ export function createAgent(deps: AgentDeps): Agent {
       return provider ? [provider] : [];
     });
 
-  const sessionFor = (request: ChatRequest): SessionRow => {
+  /** Scheduled runs (reminders, heartbeat) happen only in the owner's sessions, as the owner. */
+  const scheduled = (request: ChatRequest) =>
+    request.runKind === "cron" || request.runKind === "heartbeat";
+
+  function checkSession(request: ChatRequest): Admission {
+    const principal = sessions.principalOfTurn(request);
+    const stored = store.sessions.byKey(request.sessionKey);
+    const decision = sessions.admit(request.sessionKey, stored, principal);
+    if (decision.ok && scheduled(request) && principal !== OWNER) {
+      return {
+        ok: false,
+        principal,
+        holder: principal,
+        message: `scheduled runs happen only in the owner's sessions; ${request.sessionKey} is not one`,
+      };
+    }
+    return decision;
+  }
+
+  const refusal = (request: ChatRequest, message: string): ChatResult => ({
+    sessionId: store.sessions.byKey(request.sessionKey)?.sessionId ?? "",
+    sessionKey: request.sessionKey,
+    reply: message,
+    silent: false,
+    error: { code: "SESSION_FORBIDDEN", message },
+  });
+
+  const touch = (row: SessionRow, request: ChatRequest, principal: Principal): SessionRow => {
     const deliveryContext = { channel: request.channel, to: request.groupId ?? request.senderId };
-    const row = store.sessions.getOrCreate({
-      sessionKey: request.sessionKey,
-      chatType: request.chatType,
-      deliveryContext,
-      cwd: paths.workspace,
-    });
     store.sessions.update(row.sessionId, {
       chatType: request.chatType,
       deliveryContext,
       lastChannel: request.channel,
       lastTo: deliveryContext.to ?? null,
+      ...(row.principal === null ? { principal } : {}),
     });
     return store.sessions.require(row.sessionId);
+  };
+
+  const createSession = (request: ChatRequest, principal: Principal): SessionRow =>
+    store.sessions.create({
+      sessionKey: request.sessionKey,
+      chatType: request.chatType,
+      deliveryContext: { channel: request.channel, to: request.groupId ?? request.senderId },
+      principal,
+      cwd: paths.workspace,
+    });
+
+  /**
+   * The session `request` runs in (created on its first turn, recording its principal),
+   * or the refusal when it belongs to someone else. With `foreignSession: "new-session"`
+   * (channels, after an owner was added or removed) a fresh session under the same key
+   * takes over instead; the old one stays in the history.
+   */
+  const openSession = (request: ChatRequest): { session: SessionRow } | { refused: ChatResult } => {
+    const decision = checkSession(request);
+    const stored = store.sessions.byKey(request.sessionKey);
+    if (decision.ok) {
+      const row = stored ?? createSession(request, decision.principal);
+      return { session: touch(row, request, decision.principal) };
+    }
+    if (request.foreignSession === "new-session" && stored && !scheduled(request)) {
+      logger.info("the sender's standing changed: a fresh session under the same key", {
+        sessionKey: request.sessionKey,
+        was: decision.holder,
+        now: decision.principal,
+      });
+      return {
+        session: touch(createSession(request, decision.principal), request, decision.principal),
+      };
+    }
+    logger.warn("turn refused: the session belongs to someone else", {
+      sessionKey: request.sessionKey,
+      holder: decision.holder,
+      sender: decision.principal,
+    });
+    return { refused: refusal(request, decision.message) };
   };
 
   const safeEmit = (request: ChatRequest) => (event: AgentEvent) => {
@@ -165,7 +227,9 @@ export function createAgent(deps: AgentDeps): Agent {
   };
 
   async function run(request: ChatRequest): Promise<ChatResult> {
-    const session = sessionFor(request);
+    const opened = openSession(request);
+    if ("refused" in opened) return opened.refused;
+    const { session } = opened;
     const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
     if (closing || request.signal?.aborted) {
       return {
@@ -251,6 +315,7 @@ export function createAgent(deps: AgentDeps): Agent {
         sessionKey: session.sessionKey,
         senderId: request.senderId,
         isOwner: owner,
+        principal: sessions.principalOfSession(session),
         workspace: paths.workspace,
         readRoots: readOnlyRoots(paths),
         fileLimits: config.tools.files,
@@ -295,37 +360,52 @@ export function createAgent(deps: AgentDeps): Agent {
   function chat(request: ChatRequest): Promise<ChatResult> {
     const slash = parseSlashCommand(request.text);
     if (slash) {
-      const handle = () =>
-        runSlashCommand(slash.command, slash.args, {
+      const handle = async () => {
+        const opened = openSession(request);
+        if ("refused" in opened) return opened.refused;
+        const current = opened.session;
+        return runSlashCommand(slash.command, slash.args, {
           store,
           request,
-          session: () => sessionFor(request),
-          newSession: () => {
-            const current = sessionFor(request);
-            return store.sessions.create({
+          session: () => store.sessions.require(current.sessionId),
+          newSession: () =>
+            store.sessions.create({
               sessionKey: request.sessionKey,
               chatType: request.chatType,
               deliveryContext: current.deliveryContext ?? undefined,
+              principal: sessions.principalOfSession(current),
               cwd: paths.workspace,
-            });
-          },
+            }),
           engine: engine.get,
           primary: () => chain()[0],
           chainIds: () => providers.chainIds(),
           toolDefinitions: (provider) =>
             toolDefinitions(offeredTools(allTools(), request, provider), provider.kind),
+          privateFiles: ownerOf(request) && request.chatType !== "group",
         });
+      };
       // Read-only commands answer at once; the others wait for the session's turn.
       return slash.command === "status" || slash.command === "context"
         ? handle()
-        : queue.enqueue(request.sessionKey, () => withLease(request, handle));
+        : gate.runExclusive(request.sessionKey, handle, {
+            unlimited: true,
+            ...(request.signal ? { signal: request.signal } : {}),
+          });
     }
     if (request.queueMode === "steer") {
       const inbox = inboxes.get(request.sessionKey);
-      if (inbox) return inbox.offer(request);
+      if (inbox) {
+        // A steering message joins a running turn: the same ownership rule applies.
+        const decision = checkSession(request);
+        return decision.ok
+          ? inbox.offer(request)
+          : Promise.resolve(refusal(request, decision.message));
+      }
     }
-    return queue
-      .enqueue(request.sessionKey, () => withLease(request, () => limit.run(() => run(request))))
+    return gate
+      .runExclusive(request.sessionKey, () => run(request), {
+        ...(request.signal ? { signal: request.signal } : {}),
+      })
       .catch((error: unknown) => {
         const classified = toClawboxError(error);
         logger[classified.code === "ABORTED" ? "info" : "error"]("run crashed", {
@@ -346,18 +426,20 @@ export function createAgent(deps: AgentDeps): Agent {
 
   return {
     chat,
+    checkSession,
+    runExclusive: (sessionKey, task, options) => gate.runExclusive(sessionKey, task, options),
     ...selection,
     toolNames: () => allTools().map((tool) => tool.name),
     extraTools,
     activeRuns: () => controllers.size,
     ready: () => mcp.ready(),
-    idle: () => queue.idle(),
+    idle: () => gate.idle(),
     mcpStatus: () => mcp.status(),
     async close() {
       closing = true;
       closed.abort();
       for (const controller of controllers) controller.abort();
-      await queue.idle();
+      await gate.idle();
       await mcp.close();
       engine.dispose();
       for (const provider of providers.created()) {

@@ -8,4 +8,9 @@ export {
 } from "./clean-output.ts";
 export { type Agent, type AgentDeps, createAgent } from "./create-agent.ts";
 export type { ProviderLookup, ProviderSource } from "./provider-source.ts";
+export {
+  createSessionGate,
+  type ExclusiveOptions,
+  type SessionGate,
+} from "./session-gate.ts";
 export { parseSlashCommand, SLASH_COMMAND_NAMES } from "./slash-commands.ts";

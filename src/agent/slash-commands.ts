@@ -45,6 +45,12 @@ export interface SlashContext {
   chainIds(): string[];
   /** Tool definitions this sender would be offered by `provider` (for /context). */
   toolDefinitions(provider: Provider): ToolDefinition[];
+  /**
+   * The owner's private files (MEMORY.md, USER.md) are in this sender's prompt: an owner
+   * in a direct chat. Otherwise /context reports the prompt without them and shows no
+   * absolute paths (SPEC §9a: a stranger learns nothing of the owner's files).
+   */
+  privateFiles: boolean;
   request: ChatRequest;
 }
 
@@ -100,6 +106,7 @@ export async function runSlashCommand(
         ctx.request,
         args[0] === "detail",
         ctx.toolDefinitions(provider),
+        ctx.privateFiles,
       ),
     );
   } catch (error) {

@@ -6,6 +6,7 @@
  * chat directly. Owner rights themselves are not decided here: the agent's tool policy
  * checks the channel-qualified sender id against `agent.owners`.
  */
+import { senderAddress } from "../sessions/index.ts";
 import type { InboundMessage } from "./channel.ts";
 
 export interface AccessPolicy {
@@ -13,8 +14,6 @@ export interface AccessPolicy {
   groupPolicy: "mention" | "disabled";
   /** Unset: "allowlist" when `allowFrom` lists anyone, else "open". */
   dmPolicy?: "open" | "allowlist" | "pairing" | undefined;
-  /** Sender namespace when it is not the channel id (both WeCom channels use "wecom"). */
-  identity?: string;
 }
 
 /** `pair`: not admitted, but offered pairing (dmPolicy "pairing"). */
@@ -47,7 +46,8 @@ export function decideAccess(
 }
 
 function listed(message: InboundMessage, policy: AccessPolicy): boolean {
-  const prefixed = `${policy.identity ?? message.channel}:${message.senderId}`;
+  // The sender's address in its identity's namespace (both WeCom channels: "wecom:USERID").
+  const prefixed = senderAddress(message.channel, message.senderId);
   return policy.allowFrom.some(
     (entry) =>
       entry === message.senderId ||

@@ -9,6 +9,12 @@
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
 import { PairingRequests } from "../pairing/index.ts";
+import {
+  createSessionResolver,
+  identityOf,
+  parseSenderAddress,
+  type SessionResolver,
+} from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { ChannelAdapter, ChannelHost, ChannelState, ChannelTarget } from "./channel.ts";
 import { CHANNELS, channelDefinition } from "./channel-registry.ts";
@@ -26,6 +32,8 @@ export interface ChannelServiceDeps {
   db: Database;
   config: ClawboxConfig;
   agent: ChannelAgent;
+  /** The runtime's session resolver; default: one built from `config.agent`. */
+  sessions?: SessionResolver;
   logger: Logger;
   workspace: string;
   /** The model accepts images (inbound images are attached, not only described). */
@@ -68,6 +76,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     db,
     agent: deps.agent,
     config,
+    sessions: deps.sessions ?? createSessionResolver(config.agent),
     logger: logger.child("dispatch"),
     onReplies: () => worker?.wake(),
     attachments: { vision: deps.vision ?? false },
@@ -86,16 +95,14 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const notifyOwner = (text: string): void => {
     logger.info("pairing requested", { text });
     for (const owner of config.agent.owners) {
-      const colon = owner.indexOf(":");
-      if (colon <= 0) continue;
-      const identity = owner.slice(0, colon);
-      const channel = CHANNELS.find((c) => {
-        const settings = c.settings(config);
-        return settings && (settings.access.identity ?? c.id) === identity;
-      });
+      const { identity, id: peerId } = parseSenderAddress(owner);
+      if (!peerId) continue;
+      const channel = CHANNELS.find(
+        (c) => c.settings(config) && identityOf(c.id).identity === identity,
+      );
       if (!channel) continue;
       try {
-        deliver({ channel: channel.id, chatType: "direct", peerId: owner.slice(colon + 1) }, text);
+        deliver({ channel: channel.id, chatType: "direct", peerId }, text);
         return;
       } catch (error) {
         logger.warn("pairing notice not sent", {

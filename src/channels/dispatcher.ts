@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
-import { buildSessionKey } from "../context/index.ts";
+import { formatConversation, type SessionResolver, senderAddress } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import { isOwner } from "../tools/index.ts";
 import { type AccessPolicy, decideAccess } from "./access.ts";
@@ -39,6 +39,8 @@ export interface DispatcherDeps {
   db: Database;
   agent: ChannelAgent;
   config: ClawboxConfig;
+  /** The session of each message, and whose it is. */
+  sessions: SessionResolver;
   logger: Logger;
   /** Called after replies were stored (the outbox worker sends them). */
   onReplies: () => void;
@@ -88,7 +90,7 @@ export class Dispatcher {
       return "duplicate";
     }
     const senderId = this.senderIdOf(message);
-    const owner = this.deps.config.agent.owners.includes(senderId);
+    const owner = this.deps.sessions.isOwner(senderId);
     const access = decideAccess(message, settings.access, owner);
     const pairing = this.deps.pairing
       ? answerPairing(message, access, owner, senderId, this.deps.pairing)
@@ -131,7 +133,7 @@ export class Dispatcher {
 
   /** The sender as the agent and `agent.owners` know it: `qq:OPENID`, `wecom:USERID`. */
   private senderIdOf(message: InboundMessage): string {
-    return `${this.settingsOf(message.channel).access.identity ?? message.channel}:${message.senderId}`;
+    return senderAddress(message.channel, message.senderId);
   }
 
   /** Answers, once, what a crash left stored but unanswered. */
@@ -237,13 +239,19 @@ export class Dispatcher {
     prepared: Awaited<ReturnType<typeof prepareAttachments>>,
     capabilities: ChannelCapabilities,
   ): ChatRequest {
-    const { agent } = this.deps.config;
     const peerId = peerOf(message);
     return {
-      sessionKey: buildSessionKey(
-        { agentId: agent.id, channel: message.channel, chatType: message.chatType, peerId },
-        agent.directSessionMode,
-      ),
+      // Per peer and per group; an owner's direct chat may fold into the main session, a
+      // stranger's never does (SPEC §9a).
+      sessionKey: this.deps.sessions.forMessage({
+        channel: message.channel,
+        chatType: message.chatType,
+        senderId: message.senderId,
+        groupId: message.groupId,
+      }),
+      // The key is this sender's own: if the session there belongs to someone else, an
+      // owner was added or removed since, and a fresh session takes over.
+      foreignSession: "new-session",
       text: prepared.text,
       ...(prepared.images.length > 0 ? { images: prepared.images } : {}),
       channel: message.channel,
@@ -252,7 +260,11 @@ export class Dispatcher {
       chatType: message.chatType,
       ...(message.groupId ? { groupId: message.groupId } : {}),
       messageId: message.messageId,
-      replyTo: `${message.channel}:${message.chatType}:${peerId}`,
+      replyTo: formatConversation({
+        channel: message.channel,
+        chatType: message.chatType,
+        peer: peerId,
+      }),
       capabilities: describeCapabilities(capabilities),
     };
   }

@@ -4,6 +4,7 @@
  * agent stores the partial reply with `stopReason: "aborted"`) and says so in words.
  */
 import { textDeltaOf } from "../server/index.ts";
+import { CLI_SENDER } from "../sessions/index.ts";
 import type { CliContext } from "./cli-context.ts";
 import type { Runtime } from "./start-runtime.ts";
 
@@ -22,7 +23,7 @@ export async function chatTurn(
     sessionKey,
     text,
     channel: "cli",
-    senderId: "cli",
+    senderId: CLI_SENDER,
     chatType: "direct",
     signal,
     onEvent: (event) => {

@@ -4,6 +4,7 @@
  * streams (injectable for tests).
  */
 import { type LoadedConfig, loadConfig } from "../config/index.ts";
+import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import { Store } from "../store/index.ts";
 import {
   collectSecrets,
@@ -39,6 +40,8 @@ export interface CliContext {
    * hide from now on, besides those of the config it started with.
    */
   hideSecrets(values: readonly string[]): void;
+  /** The session resolver built once from `config.agent` (names, keys, who owns a session). */
+  sessions(): SessionResolver;
   /** Set by long-running commands that must not be closed at return. */
   keepAlive?: Promise<number>;
 }
@@ -53,6 +56,7 @@ export function createCliContext(
   let logger: Logger | undefined;
   /** Read by the logger on every line; grows when the config gains secrets. */
   const secrets: string[] = [];
+  let sessions: SessionResolver | undefined;
   const ctx: CliContext & { close(): void } = {
     home,
     paths,
@@ -102,6 +106,10 @@ export function createCliContext(
         });
       }
       return logger;
+    },
+    sessions() {
+      sessions ??= createSessionResolver(ctx.config().config.agent);
+      return sessions;
     },
     close() {
       try {

@@ -23,6 +23,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "CONFIG_UNREADABLE",
   "NOT_FOUND",
   "SESSION_NOT_FOUND",
+  "SESSION_KEY_INVALID",
   "MODEL_NOT_FOUND",
 ]);
 

@@ -7,6 +7,7 @@ import { type Agent, createAgent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import { createMemory, type MemoryService } from "../memory/index.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
+import type { SessionResolver } from "../sessions/index.ts";
 import { damagedDatabaseError, type Store } from "../store/index.ts";
 import {
   createSystemdNotifier,
@@ -23,6 +24,8 @@ export interface Runtime {
   paths: HomePaths;
   store: Store;
   agent: Agent;
+  /** Which session a turn uses and who a session belongs to; one for the whole process. */
+  sessions: SessionResolver;
   /** Undefined when `memory.enabled` is false; not started (see `MemoryService.start`). */
   memory: MemoryService | undefined;
   /** Cron tool and jobs at once; timers only after `scheduler.start` (clawbox run, after READY). */
@@ -62,6 +65,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
   if (seeded.created.length > 0) {
     logger.info(`workspace seeded at ${paths.workspace}`, { created: seeded.created });
   }
+  const sessions = ctx.sessions();
   // Created, not started: `run` starts indexing, the watcher and dreaming after READY;
   // `chat` never does (a search brings the index up to date itself).
   const memory = config.memory.enabled ? createMemory({ config, store, paths, logger }) : undefined;
@@ -70,6 +74,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
     store,
     workspace: paths.workspace,
     logger: logger.child("scheduler"),
+    sessions,
   });
   notifier.status("starting agent");
   const agent = scheduler.observe(
@@ -78,6 +83,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
       store,
       paths,
       logger: logger.child("agent"),
+      sessions,
       ...runtimeTools({ config, paths, memory, scheduler }),
     }),
   );
@@ -87,6 +93,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
     paths,
     store,
     agent,
+    sessions,
     memory,
     scheduler,
     logger,

@@ -7,6 +7,8 @@
  * defaults where a value is missing or mistyped, so one check lists every error at once.
  */
 import { Cron } from "croner";
+import { isClawboxError } from "../errors/index.ts";
+import { checkSessionKey, createSessionResolver } from "../sessions/index.ts";
 import type { ClawboxConfig } from "./schema.ts";
 
 export interface CrossIssue {
@@ -32,6 +34,8 @@ export interface CrossCheckView {
   host: string;
   token: string | undefined;
   dreaming: { cron: string | undefined; timezone: string | undefined };
+  agentId: string;
+  mqttSessionKey: string | undefined;
 }
 
 export function viewOfConfig(config: ClawboxConfig): CrossCheckView {
@@ -44,6 +48,8 @@ export function viewOfConfig(config: ClawboxConfig): CrossCheckView {
     host: config.server.host,
     token: config.server.token,
     dreaming: { cron: config.memory.dreaming.cron, timezone: config.memory.dreaming.timezone },
+    agentId: config.agent.id,
+    mqttSessionKey: config.mqtt.sessionKey,
   };
 }
 
@@ -79,6 +85,8 @@ export function viewOfRaw(raw: unknown, defaults: CrossCheckView): CrossCheckVie
       cron: stringAt(dreaming, "cron") ?? defaults.dreaming.cron,
       timezone: stringAt(dreaming, "timezone") ?? defaults.dreaming.timezone,
     },
+    agentId: stringAt(objectAt(raw, "agent"), "id") ?? defaults.agentId,
+    mqttSessionKey: stringAt(objectAt(raw, "mqtt"), "sessionKey") ?? defaults.mqttSessionKey,
   };
 }
 
@@ -119,6 +127,20 @@ export function crossCheckConfig(view: CrossCheckView): CrossIssue[] {
         path: "memory.dreaming.cron",
         message: `invalid cron expression "${cron}": ${error instanceof Error ? error.message : String(error)}`,
         hint: 'use five fields, e.g. "0 3 * * *"',
+      });
+    }
+  }
+  const mqttKey = view.mqttSessionKey;
+  if (mqttKey !== undefined) {
+    try {
+      checkSessionKey(mqttKey, view.agentId);
+    } catch (error) {
+      if (!isClawboxError(error, "SESSION_KEY_INVALID")) throw error;
+      issues.push({
+        path: "mqtt.sessionKey",
+        message: error.message,
+        hint: `e.g. "${createSessionResolver({ id: view.agentId, directSessionMode: "per-peer", owners: [] }).defaultSession("mqtt", false)}" (the default)`,
+        related: ["agent.id"],
       });
     }
   }

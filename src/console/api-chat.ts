@@ -8,12 +8,12 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { AgentEvent } from "../agent/index.ts";
-import { buildSessionKey } from "../context/index.ts";
+import { isClawboxError } from "../errors/index.ts";
 import { messageText } from "../messages/index.ts";
 import { z } from "../schema/index.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
-import { readBody } from "./json-body.ts";
+import { apiError, readBody } from "./json-body.ts";
 
 const MAX_IMAGE_BASE64 = 8 * 1024 * 1024;
 const MAX_IMAGES = 4;
@@ -21,14 +21,8 @@ const MAX_IMAGES = 4;
 export const MAX_CHAT_BODY_BYTES = MAX_IMAGES * MAX_IMAGE_BASE64 + 512 * 1024;
 
 const chatBody = z.object({
-  session: z.optional(
-    z
-      .string()
-      .check(
-        z.regex(/^agent:[^:\s]+:[^:\s]+:(direct|group|system):\S+$/, "must be a session key"),
-        z.maxLength(300),
-      ),
-  ),
+  /** A session key, or a short name as `clawbox chat --session` takes it. */
+  session: z.optional(z.string().check(z.minLength(1), z.maxLength(300))),
   message: z.string().check(z.minLength(1), z.maxLength(100_000)),
   images: z.optional(
     z
@@ -42,20 +36,24 @@ const chatBody = z.object({
   ),
 });
 
+/** The owner identity the console speaks as: the first configured owner. */
+export function consoleSender(deps: ConsoleDeps): string {
+  return deps.config.agent.owners[0] ?? "web:owner";
+}
+
 /**
  * The console's default session: the same one the HTTP API uses for the web owner (the
  * agent's main session with `agent.directSessionMode: "main"`).
  */
-export function defaultConsoleSession(agent: ConsoleDeps["config"]["agent"]): string {
-  return buildSessionKey(
-    { agentId: agent.id, channel: "web", chatType: "direct", peerId: "owner" },
-    agent.directSessionMode,
-  );
+export function defaultConsoleSession(deps: ConsoleDeps): string {
+  return deps.sessions.defaultSession("console", deps.sessions.isOwner(consoleSender(deps)));
 }
 
-/** The owner identity the console speaks as: the first configured owner. */
-export function consoleSender(deps: ConsoleDeps): string {
-  return deps.config.agent.owners[0] ?? "web:owner";
+/** The key a console request names: a key, or a name resolved as the CLI resolves it. */
+export function consoleSessionKey(deps: ConsoleDeps, session: string | undefined): string {
+  return session === undefined
+    ? defaultConsoleSession(deps)
+    : deps.sessions.resolve(session, "console");
 }
 
 const clip = (text: string, max = 4000): string =>
@@ -95,8 +93,15 @@ export function registerChatRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): vo
     const body = await readBody(c, chatBody);
     if (!body.ok) return body.response;
     const { session, message, images } = body.value;
+    let sessionKey: string;
+    try {
+      sessionKey = consoleSessionKey(deps, session);
+    } catch (error) {
+      if (!isClawboxError(error, "SESSION_KEY_INVALID")) throw error;
+      return apiError(c, 400, "HTTP_BAD_REQUEST", error.message);
+    }
     const request = {
-      sessionKey: session ?? defaultConsoleSession(deps.config.agent),
+      sessionKey,
       text: message,
       channel: "web",
       senderId: consoleSender(deps),
@@ -106,6 +111,9 @@ export function registerChatRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): vo
         ? { images: images.map((i) => ({ type: "image" as const, ...i })) }
         : {}),
     };
+    // The owner does not write into a stranger's session either (SPEC §9a): 403, nothing stored.
+    const admitted = deps.agent.checkSession?.(request);
+    if (admitted && !admitted.ok) return apiError(c, 403, "SESSION_FORBIDDEN", admitted.message);
     return streamSSE(c, async (stream) => {
       let chain = Promise.resolve();
       const send = (event: string, data: unknown) => {

@@ -9,6 +9,7 @@ import { createContextEngine } from "../context/index.ts";
 import { primaryModelWindow } from "../providers/index.ts";
 import { isOwner, reportToolDefinitions } from "../tools/index.ts";
 import { consoleSender } from "./api-chat.ts";
+import { findConsoleSession } from "./api-sessions.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError } from "./json-body.ts";
@@ -16,7 +17,7 @@ import { apiError } from "./json-body.ts";
 export function registerContextRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.get("/console/api/context", async (c) => {
     const key = c.req.query("session");
-    const session = key ? deps.store.sessions.find(key) : undefined;
+    const session = key ? findConsoleSession(deps, key) : undefined;
     if (key && !session) return apiError(c, 404, "SESSION_NOT_FOUND", "no such session");
     const { config } = deps;
     const model = await primaryModelWindow(config, (message) => deps.logger.warn(message));

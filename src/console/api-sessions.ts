@@ -5,9 +5,10 @@
  */
 import type { Hono } from "hono";
 import { ownText } from "../context/index.ts";
+import { isClawboxError } from "../errors/index.ts";
 import type { Message, TranscriptEntry } from "../messages/index.ts";
-import { exportSessionJsonl } from "../store/index.ts";
-import { defaultConsoleSession } from "./api-chat.ts";
+import { exportSessionJsonl, type SessionRow } from "../store/index.ts";
+import { consoleSessionKey, defaultConsoleSession } from "./api-chat.ts";
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError } from "./json-body.ts";
@@ -81,11 +82,23 @@ export function showEntry(entry: TranscriptEntry): ShownEntry {
   return base;
 }
 
+/** A session named by id, key, or a short name (as `clawbox chat --session` takes it). */
+export function findConsoleSession(deps: ConsoleDeps, text: string): SessionRow | undefined {
+  const byId = deps.store.sessions.get(text);
+  if (byId) return byId;
+  try {
+    return deps.store.sessions.byKey(consoleSessionKey(deps, text));
+  } catch (error) {
+    if (isClawboxError(error, "SESSION_KEY_INVALID")) return undefined;
+    throw error;
+  }
+}
+
 export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.get("/console/api/sessions", (c) =>
     c.json({
-      // The chat page's "default" conversation: a new tab shows its history.
-      defaultSession: defaultConsoleSession(deps.config.agent),
+      // The chat page's "default" conversation: a new tab shows its history (listed once).
+      defaultSession: defaultConsoleSession(deps),
       sessions: deps.store.sessions.list().map((s) => ({
         sessionId: s.sessionId,
         sessionKey: s.sessionKey,
@@ -101,7 +114,7 @@ export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
   );
 
   app.get("/console/api/sessions/:id/transcript", (c) => {
-    const session = deps.store.sessions.find(c.req.param("id"));
+    const session = findConsoleSession(deps, c.req.param("id"));
     if (!session) return apiError(c, 404, "SESSION_NOT_FOUND", "no such session");
     return c.json({
       sessionId: session.sessionId,
@@ -111,7 +124,7 @@ export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
   });
 
   app.get("/console/api/sessions/:id/export", (c) => {
-    const session = deps.store.sessions.find(c.req.param("id"));
+    const session = findConsoleSession(deps, c.req.param("id"));
     if (!session) return apiError(c, 404, "SESSION_NOT_FOUND", "no such session");
     c.header("Content-Type", "application/x-ndjson; charset=utf-8");
     c.header("Content-Disposition", `attachment; filename="${session.sessionId}.jsonl"`);

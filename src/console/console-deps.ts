@@ -6,6 +6,7 @@ import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
 import type { ChannelService } from "../channels/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { MemoryService } from "../memory/index.ts";
+import type { Admission, SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger, LogRing } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
@@ -13,6 +14,8 @@ import type { TicketVerifier } from "./login-ticket.ts";
 
 export interface ConsoleAgent {
   chat(request: ChatRequest): Promise<ChatResult>;
+  /** Whether the console's turn may go into that session (it may not into a stranger's). */
+  checkSession?(request: ChatRequest): Admission;
   modelState(): Record<string, string>;
   reloadModels(models: ClawboxConfig["models"]): string[];
   /** Tools besides the base tools (memory, cron, MCP, devices), for the Context page. */
@@ -32,6 +35,8 @@ export interface ConsoleDeps {
   store: Store;
   memory: MemoryService | undefined;
   agent: ConsoleAgent;
+  /** The runtime's session resolver: the console's default session, names and keys. */
+  sessions: SessionResolver;
   logger: Logger;
   version: string;
   startedAt: number;

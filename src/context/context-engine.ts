@@ -129,6 +129,8 @@ export interface ContextReportInput {
   /** Without `provider`: the model's tokenizer to count with (else estimates). */
   tokens?: TokenSource;
   tools?: ToolDefinition[];
+  /** False: report the prompt of a stranger or a group chat (no MEMORY.md, USER.md). */
+  privateFiles?: boolean;
 }
 
 export interface ContextEngine {

@@ -67,13 +67,42 @@ export interface ContextReport {
 
 const yesNo = (b: boolean): string => (b ? "yes" : "no");
 
+export interface FormatOptions {
+  /**
+   * Paths relative to the workspace, and only the last two parts of one outside it
+   * (`…/weather/SKILL.md`): for anyone but the owner, who has no business knowing where
+   * things are on the box (the `/context` chat command from a stranger or a group).
+   */
+  relativePaths?: boolean;
+}
+
+/** Absolute paths in a line of text (`/a/b/c`, up to a space, quote or bracket). */
+const ABSOLUTE_PATH = /(?<![\w.])\/[^\s"'()<>]+/g;
+
+/** Text as shown: unchanged, or (relative) the workspace as `.`, other absolute paths as `…/dir/file`. */
+function pathShower(workspace: string, relativePaths: boolean): (text: string) => string {
+  if (!relativePaths) return (text) => text;
+  const root = workspace.replace(/\/+$/, "");
+  return (text) =>
+    text.replace(ABSOLUTE_PATH, (path) => {
+      if (path === root) return ".";
+      if (path.startsWith(`${root}/`)) return `./${path.slice(root.length + 1)}`;
+      return `…/${path.split("/").filter(Boolean).slice(-2).join("/")}`;
+    });
+}
+
 /** Text form: `list` is the overview, `detail` adds sections, skills and tools. */
-export function formatContextReport(report: ContextReport, view: "list" | "detail"): string {
+export function formatContextReport(
+  report: ContextReport,
+  view: "list" | "detail",
+  options: FormatOptions = {},
+): string {
+  const show = pathShower(report.workspace.path, options.relativePaths ?? false);
   const b = report.budget;
   const lines = [
     `Context (${report.modelKind} model ${report.model}, ${report.runKind}, prompt ${report.promptMode})`,
     `Session: ${report.sessionKey ?? "(none)"}${report.sessionId ? ` [${report.sessionId}]` : ""}`,
-    `Workspace: ${report.workspace.path}${report.workspace.reachable ? "" : ` (unreachable: ${report.workspace.error ?? "?"})`}; bootstrap ${report.bootstrapStatus}`,
+    `Workspace: ${show(report.workspace.path)}${report.workspace.reachable ? "" : ` (unreachable: ${show(report.workspace.error ?? "?")})`}; bootstrap ${report.bootstrapStatus}`,
     `System prompt: ${report.systemPrompt.chars} chars, boundary at ${report.systemPrompt.cacheBoundary}, prefix ${report.prefixHash}`,
     "",
     "Bootstrap files:            raw   injected  truncated  destination",
@@ -81,7 +110,7 @@ export function formatContextReport(report: ContextReport, view: "list" | "detai
   for (const f of report.files) {
     const raw = f.error ? "refused" : f.missing ? "missing" : String(f.rawChars);
     lines.push(
-      `  ${f.name.padEnd(22)} ${raw.padStart(8)} ${String(f.injectedChars).padStart(10)}  ${yesNo(f.truncated).padEnd(9)}  ${f.destination}${f.error ? `  (${f.error})` : ""}`,
+      `  ${f.name.padEnd(22)} ${raw.padStart(8)} ${String(f.injectedChars).padStart(10)}  ${yesNo(f.truncated).padEnd(9)}  ${f.destination}${f.error ? `  (${show(f.error)})` : ""}`,
     );
   }
   lines.push(
@@ -97,7 +126,7 @@ export function formatContextReport(report: ContextReport, view: "list" | "detai
     for (const s of report.systemPrompt.sections)
       lines.push(`  ${s.name.padEnd(14)} ${s.chars} chars`);
     lines.push("", "Skills listed:");
-    for (const s of report.skills.listed) lines.push(`  ${s.name} (${s.source}) ${s.path}`);
+    for (const s of report.skills.listed) lines.push(`  ${s.name} (${s.source}) ${show(s.path)}`);
     for (const s of report.skills.hidden)
       lines.push(`  hidden: ${s.name} (${s.source}): ${s.reason}`);
     lines.push("", "Tool schemas:");

@@ -166,6 +166,9 @@ export class DefaultContextEngine implements ContextEngine {
       input.tools ?? [],
       { channel: "report", chatType: "direct", now: Date.now(), timezone: this.env.timezone },
       undefined,
+      undefined,
+      undefined,
+      input.privateFiles,
     );
     return built.report;
   }

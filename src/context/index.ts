@@ -1,6 +1,6 @@
 /**
  * Context management (SPEC §4–§6): the ContextEngine contract the agent loop codes
- * against, the default engine, session keys, token accounting, overflow detection and
+ * against, the default engine, token accounting, overflow detection and
  * the /context report.
  */
 
@@ -23,13 +23,6 @@ export { estimateTextTokens, IMAGE_TOKENS } from "./estimate-tokens.ts";
 export { ownText } from "./pending-message.ts";
 export { HARD_CLEAR_TEXT, IMAGE_REMOVED_TEXT, MEDIA_REMOVED_TEXT } from "./prune-tool-results.ts";
 export { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
-export {
-  buildSessionKey,
-  mainSessionKey,
-  parseSessionKey,
-  type SessionChatType,
-  type SessionKeyParts,
-} from "./session-keys.ts";
 export {
   createTokenCounter,
   estimateMessageTokens,

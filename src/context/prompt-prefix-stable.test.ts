@@ -39,7 +39,15 @@ describe("a stable system prompt", () => {
       expect(a.systemPrompt).toBe(b.systemPrompt);
       expect(a.cacheBoundary).toBe(a.systemPrompt.length);
       expect(a.report?.prefixHash).toBe(b.report?.prefixHash);
-      for (const turnVarying of ["Alice", "qq:bob", "msg-0001", "msg-0002", "2025-03", "16:00", "05:30"])
+      for (const turnVarying of [
+        "Alice",
+        "qq:bob",
+        "msg-0001",
+        "msg-0002",
+        "2025-03",
+        "16:00",
+        "05:30",
+      ])
         expect(a.systemPrompt).not.toContain(turnVarying);
       const stampOf = (c: typeof a) => String(c.messages.at(-1)?.content);
       expect(stampOf(a)).toBe(

@@ -100,7 +100,10 @@ describe("OpenClaw transcripts", () => {
     const fx = makeFixture();
     try {
       const text = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
-      const session = importSessionJsonl(fx.store, text, { source: "openclaw.jsonl" });
+      const session = importSessionJsonl(fx.store, text, {
+        source: "openclaw.jsonl",
+        keyForCopy: (id) => `agent:main:import:direct:${id}`,
+      });
       expect(exportSessionJsonl(fx.store, session.sessionId)).toBe(text);
       const out = await fx.engine.assemble(
         {

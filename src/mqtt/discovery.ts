@@ -27,7 +27,8 @@ export interface DiscoveryInput {
 
 export const STATUS_VALUES = ["idle", "thinking", "error"] as const;
 export type BridgeStatus = (typeof STATUS_VALUES)[number];
-export const EVENT_TYPES = ["reply", "error"] as const;
+/** `notify`: a reminder, follow-up or heartbeat result for Home Assistant as an owner. */
+export const EVENT_TYPES = ["reply", "error", "notify"] as const;
 /** Home Assistant keeps at most 255 characters in an entity state. */
 export const HA_STATE_MAX = 255;
 

@@ -12,6 +12,7 @@ import type { Agent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import { toClawboxError } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
+import { createSessionResolver, MQTT_SENDER, type SessionResolver } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import { isOwner } from "../tools/index.ts";
 import { type ConnectionState, type MqttBridgeStatus, writeStatusFile } from "./bridge-status.ts";
@@ -27,13 +28,15 @@ import { parsePromptPayload } from "./prompt-payload.ts";
 import { displayUrl, topicLayout } from "./topic-layout.ts";
 
 /** Who Home Assistant is to the agent: put this id in `agent.owners` to trust it. */
-export const MQTT_SENDER_ID = "mqtt:home-assistant";
+export const MQTT_SENDER_ID = MQTT_SENDER;
 /** Prompts waiting or running at once; more get an error event instead of piling up. */
 export const MAX_PENDING_TURNS = 16;
 
 export interface MqttBridgeDeps {
   config: ClawboxConfig;
   agent: Pick<Agent, "chat" | "primaryModel" | "selectModel">;
+  /** The runtime's session resolver; default: one built from `config.agent`. */
+  sessions?: SessionResolver;
   logger: Logger;
   version: string;
   /** Where `clawbox mqtt status` reads the state; omitted in unit tests. */
@@ -47,6 +50,11 @@ export interface MqttBridge {
   /** Loads the mqtt package and starts connecting; resolves without waiting for the broker. */
   start(): Promise<void>;
   status(): MqttBridgeStatus;
+  /**
+   * Publishes a reminder, follow-up or heartbeat result for Home Assistant as a `notify`
+   * event (with `session_key`); false when the bridge is not running.
+   */
+  notify(text: string, sessionKey?: string): boolean;
   /** Resolves when no turn started by MQTT is running. */
   idle(): Promise<void>;
   /** Publishes `offline` (retained) and disconnects. */
@@ -91,7 +99,9 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
   const mqtt = config.mqtt;
   const topics = topicLayout(mqtt, deps.hostname);
   const clientId = mqtt.clientId ?? `clawbox-${topics.nodeId}`;
-  const defaultSession = mqtt.sessionKey ?? `agent:${config.agent.id}:mqtt:direct:home-assistant`;
+  const sessions = deps.sessions ?? createSessionResolver(config.agent);
+  // `mqtt.sessionKey` was checked when the config was loaded (config/cross-checks.ts).
+  const defaultSession = mqtt.sessionKey ?? sessions.defaultSession("mqtt", false);
   const modelIds = Object.keys(config.models.providers);
   const entities = discoveryEntities({ topics, version: deps.version, modelIds });
   const current = new Set(entities.map((e) => e.topic));
@@ -241,9 +251,7 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       save();
       return;
     }
-    const sessionKey = parsed.session
-      ? `agent:${config.agent.id}:mqtt:direct:${parsed.session}`
-      : defaultSession;
+    const sessionKey = parsed.session ? sessions.resolve(parsed.session, "mqtt") : defaultSession;
     runTurn(parsed.prompt, sessionKey, parsed.id !== undefined ? { id: parsed.id } : {});
   };
 
@@ -353,6 +361,15 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       }
     },
     status: () => ({ ...state, prompts: { ...state.prompts }, removed: [...state.removed] }),
+    notify(text, sessionKey) {
+      if (!client || closing) return false;
+      publishJson(topics.event, {
+        event_type: "notify",
+        text,
+        ...(sessionKey ? { session_key: sessionKey } : {}),
+      });
+      return true;
+    },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

@@ -5,6 +5,7 @@
  * password.
  */
 import type { ClawboxConfig } from "../config/index.ts";
+import { createSessionResolver } from "../sessions/index.ts";
 import type { MqttBridgeStatus } from "./bridge-status.ts";
 import { readStatusFile, statusFilePath } from "./bridge-status.ts";
 import { type Component, discoveryEntities } from "./discovery.ts";
@@ -59,7 +60,8 @@ export function mqttReport(config: ClawboxConfig, home: string, version = ""): M
     availabilityTopic: topics.availability,
     promptTopic: topics.prompt,
     eventTopic: topics.event,
-    sessionKey: mqtt.sessionKey ?? `agent:${config.agent.id}:mqtt:direct:home-assistant`,
+    sessionKey:
+      mqtt.sessionKey ?? createSessionResolver(config.agent).defaultSession("mqtt", false),
     state: !mqtt.enabled ? "disabled" : status ? status.state : "not running",
     ...(status
       ? {

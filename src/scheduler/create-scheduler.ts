@@ -5,6 +5,7 @@
  */
 import type { Agent, ChatRequest, ChatResult } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
+import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
@@ -12,7 +13,7 @@ import { type CronJobs, createCronJobs } from "./cron-jobs.ts";
 import { type CronRunner, createCronRunner } from "./cron-runner.ts";
 import { CronStore } from "./cron-store.ts";
 import { createCronTool } from "./cron-tool.ts";
-import { createDelivery, type ProactiveSender } from "./delivery.ts";
+import { createDelivery, type ProactiveSender, type ProactiveSenders } from "./delivery.ts";
 import { createFollowupExtractor, type FollowupExtractor } from "./followup-extractor.ts";
 import { FollowupStore } from "./followup-store.ts";
 import { createHeartbeat, type Heartbeat } from "./heartbeat.ts";
@@ -23,6 +24,8 @@ export interface SchedulerDeps {
   store: Store;
   workspace: string;
   logger: Logger;
+  /** The runtime's session resolver; default: one built from `config.agent`. */
+  sessions?: SessionResolver;
 }
 
 export interface Scheduler {
@@ -32,8 +35,12 @@ export interface Scheduler {
   followups: FollowupStore;
   /** Wraps the agent so finished owner turns are checked for follow-ups (when enabled). */
   observe(agent: Agent): Agent;
-  /** Starts the cron runner and the heartbeat (after READY); `sender` defaults to the channel outbox. */
-  start(agent: Agent, sender?: ProactiveSender): void;
+  /**
+   * Starts the cron runner and the heartbeat (after READY). Channel peers are reached
+   * through the channel outbox unless `senders.outbox` says otherwise; Home Assistant
+   * through `senders.mqtt` (the MQTT bridge, once it runs).
+   */
+  start(agent: Agent, senders?: ProactiveSenders): void;
   heartbeat(): Heartbeat | undefined;
   /** Stops the timers; resolves when runs in flight have ended (abort them via the agent). */
   close(): Promise<void>;
@@ -41,6 +48,7 @@ export interface Scheduler {
 
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { config, store, logger } = deps;
+  const sessions = deps.sessions ?? createSessionResolver(config.agent);
   /** Channel peers get proactive messages through the channel outbox (sent by its worker). */
   const outboxSender: ProactiveSender = {
     async send(target, text) {
@@ -70,9 +78,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const found = createFollowupExtractor({
         agent,
         store: followups,
-        sessions: store.sessions,
-        agentId: config.agent.id,
-        owners: config.agent.owners,
+        sessionStore: store.sessions,
+        sessions,
         ...(config.agent.timezone ? { timezone: config.agent.timezone } : {}),
         logger: logger.child("followups"),
       });
@@ -86,8 +93,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         },
       };
     },
-    start(agent, sender) {
-      const delivery = createDelivery(logger, sender ?? outboxSender);
+    start(agent, senders) {
+      const delivery = createDelivery(logger, { outbox: outboxSender, ...senders });
       const runTurn = (turn: Parameters<typeof runScheduledTurn>[2]) =>
         runScheduledTurn(agent, delivery, turn);
       if (config.cron.enabled) {
@@ -103,6 +110,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           runTurn,
           activeRuns: () => agent.activeRuns(),
           followups,
+          sessions,
         });
         heartbeat.start();
       }

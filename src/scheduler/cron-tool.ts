@@ -4,6 +4,7 @@
  * reply goes back to the chat it came from.
  */
 
+import { OWNER } from "../sessions/index.ts";
 import type { AgentTool } from "../tools/index.ts";
 import { errorOutput, textOutput } from "../tools/index.ts";
 import { type CronJobs, describeJob } from "./cron-jobs.ts";
@@ -51,6 +52,13 @@ export function createCronTool(jobs: CronJobs, timezone?: string): AgentTool {
             ? textOutput(`Removed reminder ${id}.`)
             : errorOutput(new Error(`no reminder "${id}" in this chat (see action=list)`));
         }
+        // Reminders run only in the owner's own sessions (SPEC §9a), never in a group's.
+        if (ctx.principal !== undefined && ctx.principal !== OWNER)
+          return errorOutput(
+            new Error(
+              "reminders can be set only in the owner's own chats (this session is not the owner's); ask in a direct chat",
+            ),
+          );
         const origin = originFor(ctx);
         const str = (key: string) =>
           typeof args[key] === "string" ? (args[key] as string) : undefined;

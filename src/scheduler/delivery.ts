@@ -1,28 +1,34 @@
 /**
- * Delivering what a scheduled turn said. A turn that came from the CLI or the HTTP API
- * has its reply stored in its session by the agent, and that is the delivery (the owner
- * reads it with `clawbox sessions show` or the API). A channel peer gets it through the
- * channel outbox (the channels area's worker sends it); when that channel is not
- * configured it is kept in the session and logged, never lost.
+ * Delivering what a scheduled turn said. The reply is always stored in its session by
+ * the agent; for the CLI and the web (console, HTTP API) that is the delivery (the owner
+ * reads it there). A QQ or WeCom peer gets it through the channel outbox (the channels
+ * area's worker sends it), Home Assistant as an MQTT event; when that channel is not
+ * running it is kept in the session and logged, never lost.
  */
+import { type DeliveryKind, identityOf } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import { describeOrigin, type Origin } from "./origin.ts";
 
 export interface ProactiveSender {
-  /** Queues `text` for a channel peer; false when that channel is not running. */
+  /** Queues `text` for a peer; false when that channel is not running. */
   send(target: Origin & { peerId: string }, text: string): Promise<boolean>;
 }
+
+/** A sender per way of reaching someone (the channel outbox, MQTT). */
+export type ProactiveSenders = Partial<Record<Exclude<DeliveryKind, "session">, ProactiveSender>>;
 
 export interface Delivery {
   /** Where the text went, in words for logs and run records. Never throws. */
   deliver(target: Origin, text: string): Promise<string>;
 }
 
-export function createDelivery(logger: Logger, sender?: ProactiveSender): Delivery {
+export function createDelivery(logger: Logger, senders: ProactiveSenders = {}): Delivery {
   return {
     async deliver(target, text) {
       const { peerId } = target;
-      if (!peerId) return `stored in the ${target.channel} session`;
+      const kind = identityOf(target.channel).delivery;
+      if (!peerId || kind === "session") return `stored in the ${target.channel} session`;
+      const sender = senders[kind];
       if (sender) {
         try {
           if (await sender.send({ ...target, peerId }, text))

@@ -8,6 +8,7 @@
  */
 import type { ChatRequest, ChatResult } from "../agent/index.ts";
 import { ClawboxError } from "../errors/index.ts";
+import { OWNER, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
@@ -42,9 +43,9 @@ export interface FollowupExtractorDeps {
   agent: TurnRunner;
   store: FollowupStore;
   /** For a fresh extraction session each time (no history). */
-  sessions: Store["sessions"];
-  agentId: string;
-  owners: readonly string[];
+  sessionStore: Store["sessions"];
+  /** Whose turn it was (only the owner's own conversations get follow-ups) and the key. */
+  sessions: SessionResolver;
   timezone?: string;
   logger: Logger;
   now?: () => number;
@@ -103,22 +104,27 @@ function recordTool(
 export function createFollowupExtractor(deps: FollowupExtractorDeps): FollowupExtractor {
   const now = deps.now ?? Date.now;
   let chain: Promise<void> = Promise.resolve();
-  const sessionKey = `agent:${deps.agentId}:followups`;
+  const sessionKey = deps.sessions.system("followups");
   return {
     observe(request, result) {
       if ((request.runKind ?? "interactive") !== "interactive") return;
       if (result.error || result.silent || !looksLikePromise(result.reply)) return;
-      if (!request.senderId || !deps.owners.includes(request.senderId)) return;
+      // Only the owner's own conversations: a promise made in a group or to a stranger is
+      // not the owner's to be reminded of (and scheduled runs happen only in owner sessions).
+      if (deps.sessions.principalOfTurn(request) !== OWNER) return;
       const origin = originFor(request);
       const at = now();
       chain = chain.then(async () => {
         try {
-          deps.sessions.create({ sessionKey, chatType: "system" });
+          deps.sessionStore.create({ sessionKey, chatType: "system", principal: OWNER });
           await deps.agent.chat({
             sessionKey,
             text: extractionPrompt(result.reply, at, deps.timezone),
             channel: "followups",
             chatType: "system",
+            // On the owner's behalf: the extraction session is the owner's.
+            ...(request.senderId ? { senderId: request.senderId } : {}),
+            ...(request.authenticatedOwner ? { authenticatedOwner: true } : {}),
             runKind: "subagent",
             toolChoice: "required",
             onlyTools: [recordTool(deps.store, result.sessionKey, origin, at, deps.timezone)],

@@ -15,6 +15,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
+import { OWNER, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
 import { isEffectivelyEmpty } from "../workspace/index.ts";
@@ -43,6 +44,8 @@ export interface HeartbeatDeps {
   /** Beat sessions kept (newest first); older ones are deleted with their transcripts. */
   keepSessions?: number;
   followups?: FollowupStore;
+  /** The heartbeat's session key. */
+  sessions: SessionResolver;
   now?: () => number;
   /** Poll interval while waiting for other turns to finish. */
   pollMs?: number;
@@ -54,8 +57,6 @@ export interface Heartbeat {
   beat(): Promise<BeatResult>;
   close(): Promise<void>;
 }
-
-export const heartbeatSessionKey = (agentId: string) => `agent:${agentId}:heartbeat`;
 
 export function heartbeatPrompt(heartbeatMd: string, due: Followup[]): string {
   const lines = [
@@ -113,11 +114,16 @@ export function createHeartbeat(deps: HeartbeatDeps): Heartbeat {
     const text = readHeartbeatMd();
     const due = config.followups.enabled ? (deps.followups?.due(now()) ?? []) : [];
     if (isEffectivelyEmpty(text) && due.length === 0) return { status: "skipped", reason: "empty" };
-    const sessionKey = heartbeatSessionKey(config.agent.id);
+    const sessionKey = deps.sessions.system("heartbeat");
     for (let attempt = 0; attempt < 3; attempt++) {
       if (!(await waitForIdle(0))) return { status: "skipped", reason: closed ? "closed" : "busy" };
       // A fresh session per beat: the heartbeat never carries history.
-      deps.store.sessions.create({ sessionKey, chatType: "system", cwd: deps.workspace });
+      deps.store.sessions.create({
+        sessionKey,
+        chatType: "system",
+        principal: OWNER,
+        cwd: deps.workspace,
+      });
       deps.store.sessions.pruneOlder(sessionKey, deps.keepSessions ?? KEEP_BEAT_SESSIONS);
       const controller = new AbortController();
       let yielded = false;

@@ -8,7 +8,12 @@ export { type CronJobs, describeJob } from "./cron-jobs.ts";
 export { type CronRunner, createCronRunner } from "./cron-runner.ts";
 export type { CronJob, CronRun } from "./cron-store.ts";
 export { CronStore } from "./cron-store.ts";
-export { createDelivery, type Delivery, type ProactiveSender } from "./delivery.ts";
+export {
+  createDelivery,
+  type Delivery,
+  type ProactiveSender,
+  type ProactiveSenders,
+} from "./delivery.ts";
 export { formatDuration, parseDuration } from "./duration.ts";
 export { createFollowupExtractor, looksLikePromise } from "./followup-extractor.ts";
 export { type Followup, FollowupStore } from "./followup-store.ts";
@@ -17,7 +22,6 @@ export {
   createHeartbeat,
   type Heartbeat,
   heartbeatPrompt,
-  heartbeatSessionKey,
 } from "./heartbeat.ts";
 export { type Origin, parseTarget } from "./origin.ts";
 export { describeSchedule, MIN_INTERVAL_MS, parseSchedule } from "./schedule.ts";

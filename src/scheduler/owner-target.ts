@@ -1,11 +1,13 @@
 /**
  * Where a heartbeat's news goes when `heartbeat.target` is not set: the channel and
  * peer of the owner's most recently active direct session (scheduler sessions left out).
+ * The peer is the owner's id on that channel's identity: `wecom:U1` last seen on
+ * `wecom-bot` is pushed to U1 on `wecom-bot`.
  */
 import type { Store } from "../store/index.ts";
-import type { Origin } from "./origin.ts";
+import { type Origin, originFor } from "./origin.ts";
 
-const SCHEDULER_CHANNELS = ["heartbeat", "cron"];
+const SCHEDULER_CHANNELS = ["heartbeat", "cron", "followups"];
 
 export function ownerRecentTarget(store: Store, owners: readonly string[]): Origin | undefined {
   if (owners.length === 0) return undefined;
@@ -19,13 +21,6 @@ export function ownerRecentTarget(store: Store, owners: readonly string[]): Orig
     )
     .get(...owners, ...SCHEDULER_CHANNELS) as { last_channel: string; last_to: string } | null;
   if (!row) return undefined;
-  const prefix = `${row.last_channel}:`;
-  const platformId = row.last_to.startsWith(prefix) ? row.last_to.slice(prefix.length) : undefined;
-  // CLI/HTTP owners ("cli") have no peer to push to: the reply stays in its session.
-  return {
-    channel: row.last_channel,
-    chatType: "direct",
-    senderId: row.last_to,
-    ...(platformId ? { peerId: platformId } : {}),
-  };
+  // CLI and web owners have no peer to push to: the reply stays in its session.
+  return originFor({ channel: row.last_channel, chatType: "direct", senderId: row.last_to });
 }

@@ -30,6 +30,11 @@ export interface ChatBackendResult {
 
 export interface ChatBackend {
   chat(request: ChatBackendRequest): Promise<ChatBackendResult>;
+  /**
+   * Whether the request's sender may add a turn to that session (it belongs to them or
+   * to nobody yet); answered before a stream starts so a refusal is a plain 403.
+   */
+  checkSession?(request: ChatBackendRequest): { ok: true } | { ok: false; message: string };
   modelState(): Record<string, string>;
 }
 

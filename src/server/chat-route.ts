@@ -8,6 +8,7 @@ import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { isClawboxError } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
+import { type SessionResolver, WEB_LOCAL_SENDER, WEB_TOKEN_SENDER } from "../sessions/index.ts";
 import { type ChatBackend, type ChatBackendRequest, textDeltaOf } from "./chat-backend.ts";
 import { jsonError } from "./json-error.ts";
 import { isOwnerRequest } from "./owner-token.ts";
@@ -25,17 +26,10 @@ export const chatBody = z.object({
 
 export interface ChatRouteOptions {
   backend: ChatBackend;
-  agentId: string;
-  /** `agent.directSessionMode` (the owner's default session). */
-  directSessionMode?: "per-peer" | "main";
+  sessions: SessionResolver;
   /** Milliseconds between SSE keep-alive comments. */
   keepAliveMs: number;
 }
-
-/** Sender of an unauthenticated web request: not an owner unless listed in agent.owners. */
-export const WEB_LOCAL_SENDER = "web:local";
-/** Sender of a request that carried the owner's server.token. */
-export const WEB_TOKEN_SENDER = "web:token";
 
 /** Lets this request run past the server's idle timeout (Bun: `server.timeout(req, 0)`). */
 function noIdleTimeout(c: Context): void {
@@ -68,19 +62,13 @@ export function mountChatRoute(app: Hono, options: ChatRouteOptions): void {
     const owner = isOwnerRequest(c);
     let sessionKey: string;
     try {
-      sessionKey = webSessionKey({
-        agentId: options.agentId,
-        session: body.session,
-        owner,
-        ...(options.directSessionMode ? { directSessionMode: options.directSessionMode } : {}),
-      });
+      sessionKey = webSessionKey({ sessions: options.sessions, session: body.session, owner });
     } catch (error) {
       if (!isClawboxError(error)) throw error;
       return error.code === "HTTP_FORBIDDEN"
         ? jsonError(c, 403, "HTTP_FORBIDDEN", error.message)
         : jsonError(c, 400, "HTTP_BAD_REQUEST", error.message);
     }
-    noIdleTimeout(c);
     const request: ChatBackendRequest = {
       sessionKey,
       text: body.message,
@@ -90,10 +78,16 @@ export function mountChatRoute(app: Hono, options: ChatRouteOptions): void {
       ...(owner ? { authenticatedOwner: true } : {}),
       signal: c.req.raw.signal,
     };
+    // A turn from another principal never lands in a session (SPEC §9a): 403, nothing stored.
+    const admitted = options.backend.checkSession?.(request);
+    if (admitted && !admitted.ok) return jsonError(c, 403, "HTTP_FORBIDDEN", admitted.message);
+    noIdleTimeout(c);
     const wantsStream =
       body.stream === true || (c.req.header("accept") ?? "").includes("text/event-stream");
     if (!wantsStream) {
       const result = await options.backend.chat(request);
+      if (result.error?.code === "SESSION_FORBIDDEN")
+        return jsonError(c, 403, "HTTP_FORBIDDEN", result.error.message);
       return c.json(result, result.error ? 502 : 200);
     }
     return streamSSE(c, async (stream) => {

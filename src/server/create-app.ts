@@ -8,7 +8,7 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { type ConsoleDeps, mountConsole } from "../console/index.ts";
-import { buildSessionKey } from "../context/index.ts";
+import type { SessionResolver } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import { limitBody } from "./body-size-limit.ts";
 import type { ChatBackend } from "./chat-backend.ts";
@@ -27,9 +27,8 @@ export interface AppDeps {
   /** Bearer token for /api/*; undefined = no auth (loopback only). */
   token?: string;
   logger: Logger;
-  agentId: string;
-  /** `agent.directSessionMode`: "main" gives the token owner's default chat the main session. */
-  directSessionMode?: "per-peer" | "main";
+  /** Which session a request names and who it belongs to (built from `config.agent`). */
+  sessions: SessionResolver;
   /** The address the server listens on; its names pass the Host/Origin check. */
   host?: string;
   /** `server.allowedHosts`: more names that pass the Host/Origin check. */
@@ -46,25 +45,6 @@ export interface ChannelRoutes {
   status(): unknown[];
   /** undefined when that channel takes no webhooks (not enabled, or still starting). */
   webhook(channel: string, request: Request): Promise<Response> | undefined;
-}
-
-/**
- * The key of a CLI chat: a full key as given, a short name as that peer's own
- * session, and no name as the owner's default one, which `agent.directSessionMode:
- * "main"` collapses into the agent's main session (shared with the direct channels).
- */
-export function sessionKeyFor(
-  agentId: string,
-  channel: string,
-  session: string | undefined,
-  directSessionMode: "per-peer" | "main" = "per-peer",
-): string {
-  if (session?.includes(":")) return session;
-  if (session !== undefined) return `agent:${agentId}:${channel}:direct:${session}`;
-  return buildSessionKey(
-    { agentId, channel, chatType: "direct", peerId: "owner" },
-    directSessionMode,
-  );
 }
 
 /** Platform callbacks: reached through a reverse proxy (any Host), verified by signature. */
@@ -125,8 +105,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use("/api/*", ownerToken(deps.token), requireJsonBody());
   mountChatRoute(app, {
     backend: deps.backend,
-    agentId: deps.agentId,
-    ...(deps.directSessionMode ? { directSessionMode: deps.directSessionMode } : {}),
+    sessions: deps.sessions,
     keepAliveMs: deps.keepAliveMs ?? 15_000,
   });
 

@@ -5,4 +5,4 @@ export {
   type ChatBackendResult,
   textDeltaOf,
 } from "./chat-backend.ts";
-export { type AppDeps, type ChannelRoutes, createApp, sessionKeyFor } from "./create-app.ts";
+export { type AppDeps, type ChannelRoutes, createApp } from "./create-app.ts";

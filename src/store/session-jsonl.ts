@@ -61,14 +61,12 @@ function describe(error: z.core.$ZodError): string {
 }
 
 export interface ImportOptions {
-  /**
-   * Session key for the imported session; default the key recorded at export, else
-   * `agent:<agentId>:import:direct:<id>`.
-   */
+  /** Session key for the imported session; default the key recorded at export, else `keyForCopy`. */
   sessionKey?: string;
   /** Store under a fresh session id (re-importing a file whose session exists). */
   newId?: boolean;
-  agentId?: string;
+  /** The key of a session that has none of its own (the sessions area's import key). */
+  keyForCopy: (sessionId: string) => string;
   /** Name used in error messages. */
   source?: string;
 }
@@ -77,11 +75,7 @@ export interface ImportOptions {
  * Parses and stores a JSONL transcript as a new session. Nothing is written unless the
  * whole file is valid. Older v1/v2 files are rejected with a hint rather than guessed at.
  */
-export function importSessionJsonl(
-  store: Store,
-  text: string,
-  options: ImportOptions = {},
-): SessionRow {
+export function importSessionJsonl(store: Store, text: string, options: ImportOptions): SessionRow {
   const source = options.source ?? "transcript";
   const lines = text.split("\n");
   let header: SessionHeader | undefined;
@@ -132,7 +126,7 @@ export function importSessionJsonl(
       "import a copy with --new-id, or delete it first with clawbox sessions delete",
     );
   }
-  const importKey = `agent:${options.agentId ?? "main"}:import:direct:${sessionHeader.id}`;
+  const importKey = options.keyForCopy(sessionHeader.id);
   let key = options.sessionKey ?? extra.data.sessionKey ?? importKey;
   const holder = store.sessions.byKey(key);
   if (holder) {

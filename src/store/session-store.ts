@@ -39,6 +39,11 @@ export interface SessionRow {
   /** Active branch tip of the transcript tree. */
   leafId: string | null;
   header: SessionHeader;
+  /**
+   * Who the session belongs to ("owner", a stranger's sender id, "group:<identity>:<id>");
+   * null for rows stored before it was recorded (the sessions area infers it).
+   */
+  principal: string | null;
 }
 
 interface RawSessionRow {
@@ -58,6 +63,7 @@ interface RawSessionRow {
   aborted_last_run: number;
   leaf_id: string | null;
   header: string;
+  principal: string | null;
 }
 
 const parseJson = <T>(text: string | null): T | null =>
@@ -81,6 +87,7 @@ function toRow(raw: RawSessionRow): SessionRow {
     abortedLastRun: raw.aborted_last_run !== 0,
     leafId: raw.leaf_id,
     header: JSON.parse(raw.header) as SessionHeader,
+    principal: raw.principal,
   };
 }
 
@@ -90,6 +97,8 @@ export interface CreateSessionInput {
   chatType?: ChatType;
   deliveryContext?: DeliveryContext;
   origin?: Record<string, unknown>;
+  /** Who the session belongs to (see SessionRow.principal). */
+  principal?: string;
   cwd?: string;
   /** A full header (import); its id becomes the session id. */
   header?: SessionHeader;
@@ -110,6 +119,7 @@ export type SessionPatch = Partial<
     | "model"
     | "abortedLastRun"
     | "leafId"
+    | "principal"
   >
 >;
 
@@ -125,6 +135,7 @@ const COLUMN: Record<keyof SessionPatch, string> = {
   model: "model",
   abortedLastRun: "aborted_last_run",
   leafId: "leaf_id",
+  principal: "principal",
 };
 
 const JSON_COLUMNS = new Set(["deliveryContext", "origin", "memoryFlush", "skillsSnapshot"]);
@@ -150,7 +161,7 @@ export class SessionStore {
     this.db.transaction(() => {
       this.db.run(
         `INSERT INTO sessions (session_id, session_key, created_at, updated_at, chat_type,
-           delivery_context, origin, header) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+           delivery_context, origin, header, principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           sessionId,
           input.sessionKey,
@@ -160,6 +171,7 @@ export class SessionStore {
           input.deliveryContext ? JSON.stringify(input.deliveryContext) : null,
           input.origin ? JSON.stringify(input.origin) : null,
           JSON.stringify(header),
+          input.principal ?? null,
         ],
       );
       this.db.run(

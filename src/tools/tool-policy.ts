@@ -9,6 +9,7 @@
  * Patterns: exact names, `*` wildcards ("mcp__home__*"), and `group:<name>`.
  */
 import type { ClawboxConfig, ToolFilter, ToolProfile } from "../config/index.ts";
+import { formatConversation } from "../sessions/index.ts";
 import type { AgentTool } from "./tool.ts";
 
 const PROFILES: Record<ToolProfile, string[] | undefined> = {
@@ -69,18 +70,18 @@ export function policyStages(config: ClawboxConfig, input: PolicyInput): PolicyS
   add("tools", { allow: tools.allow, deny: tools.deny });
   add(`agent ${config.agent.id}`, config.agent.tools);
   add(`channel ${input.channel}`, tools.byChannel[input.channel]);
-  if (input.groupId)
-    add(`group ${input.groupId}`, tools.byChannel[`${input.channel}:group:${input.groupId}`]);
+  // A group's entry is its address, as in heartbeat.target: "qq:group:GROUPID".
+  const groupEntry = input.groupId
+    ? tools.byChannel[
+        formatConversation({ channel: input.channel, chatType: "group", peer: input.groupId })
+      ]
+    : undefined;
+  if (input.groupId) add(`group ${input.groupId}`, groupEntry);
   if (input.senderId) add(`sender ${input.senderId}`, tools.bySender[input.senderId]);
   if (!input.isOwner) {
     const scoped: [string, Partial<ToolFilter> | undefined][] = [
       ["sender", input.senderId ? tools.bySender[input.senderId]?.strangers : undefined],
-      [
-        "group",
-        input.groupId
-          ? tools.byChannel[`${input.channel}:group:${input.groupId}`]?.strangers
-          : undefined,
-      ],
+      ["group", groupEntry?.strangers],
       ["channel", tools.byChannel[input.channel]?.strangers],
     ];
     const found = scoped.find(([, filter]) => filter);

@@ -13,6 +13,11 @@ export interface ToolContext {
   /** Channel-qualified sender id, e.g. "cli", "qq:OPENID". */
   senderId?: string;
   isOwner: boolean;
+  /**
+   * Who the session belongs to ("owner", a stranger's sender id, "group:…"): tools that
+   * read other sessions (transcript search) show only this principal's.
+   */
+  principal?: string;
   channel?: string;
   chatType?: "direct" | "group" | "system";
   groupId?: string;

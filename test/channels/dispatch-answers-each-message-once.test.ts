@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Dispatcher, type InboundMessage } from "../../src/channels/index.ts";
 import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
 import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { createLogger, type Logger, silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 
@@ -35,6 +36,7 @@ function dispatcherFor(
     db: h.store.db,
     agent: h.agent,
     config: h.config,
+    sessions: createSessionResolver(h.config.agent),
     logger,
     onReplies: () => {},
     workspace: h.paths.workspace,

@@ -23,6 +23,7 @@ import {
   denyPairing,
   PairingRequests,
 } from "../../src/pairing/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { Store } from "../../src/store/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 
@@ -49,6 +50,7 @@ function dispatcher(dmPolicy?: "open" | "allowlist" | "pairing", allowFrom: stri
     db: store.db,
     agent,
     config,
+    sessions: createSessionResolver(config.agent),
     logger: silentLogger,
     onReplies: () => {},
     workspace: dir,

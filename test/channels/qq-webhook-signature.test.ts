@@ -2,6 +2,7 @@ import { createPublicKey, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { qqSigningKeys, signHex } from "../../src/channels/qq/qq-signature.ts";
 import { createApp } from "../../src/server/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { waitUntil } from "../fakes/qq-platform.ts";
 import { startQqRig } from "./qq-service-harness.ts";
@@ -43,7 +44,7 @@ describe("QQ webhook mode", () => {
         startedAt: Date.now(),
         dbHealth: () => "ok",
         logger: silentLogger,
-        agentId: "main",
+        sessions: createSessionResolver(rig.harness.config.agent),
         channels: {
           status: () => rig.service.status(),
           webhook: (id, request) => rig.service.webhook(id, request),

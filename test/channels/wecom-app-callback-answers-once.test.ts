@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ChannelService, createChannelService } from "../../src/channels/index.ts";
 import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
 import { createApp } from "../../src/server/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 import { type FakeWeComApi, startFakeWeComApi } from "../fakes/wecom-api-server.ts";
@@ -81,7 +82,7 @@ async function start(
     startedAt: Date.now(),
     dbHealth: () => "ok",
     logger: silentLogger,
-    agentId: "main",
+    sessions: createSessionResolver(harness.config.agent),
     channels: { status: () => channels.status(), webhook: (id, r) => channels.webhook(id, r) },
   });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });

@@ -63,7 +63,7 @@ describe("clawbox sessions delete", () => {
     });
     const again = await runCli(["--home", home, "sessions", "delete", sessionId]);
     expect(again.code).toBe(2); // not found (the exit-code table)
-    expect(again.stderr).toContain(`no session with id or key ${sessionId}`);
+    expect(again.stderr).toContain(`no session with id, key or name ${sessionId}`);
   });
 
   it("refuses a session a live process is working in", async () => {

@@ -185,7 +185,7 @@ describe("MQTT bridge for Home Assistant (aedes broker)", () => {
     const [text, status, , event, , , select, busy] = configs.map((m) => probe.json(m));
     expect(text?.command_topic).toBe(topics.prompt);
     expect(status?.options).toEqual(["idle", "thinking", "error"]);
-    expect(event?.event_types).toEqual(["reply", "error"]);
+    expect(event?.event_types).toEqual(["reply", "error", "notify"]);
     expect(select?.options).toEqual(["fake", "cloud"]);
     expect(busy).toMatchObject({ payload_on: "ON", payload_off: "OFF", state_topic: topics.busy });
     await probe.waitFor((m) => m.topic === topics.status && m.text === "idle");

@@ -8,6 +8,7 @@ import {
   createScheduler,
   looksLikePromise,
 } from "../../src/scheduler/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
@@ -185,9 +186,8 @@ describe("follow-ups", () => {
     const extractor = createFollowupExtractor({
       agent: local.agent,
       store: scheduler.followups,
-      sessions: local.store.sessions,
-      agentId: "main",
-      owners: ["cli"],
+      sessionStore: local.store.sessions,
+      sessions: createSessionResolver(local.config.agent),
       logger: silentLogger,
     });
     extractor.observe(ownerRequest("garage?"), {

@@ -7,9 +7,9 @@ import {
   createDelivery,
   createHeartbeat,
   createScheduler,
-  heartbeatSessionKey,
   runScheduledTurn,
 } from "../../src/scheduler/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
@@ -22,6 +22,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
+const HEARTBEAT_KEY = "agent:main:heartbeat";
 const TASK = "# HEARTBEAT.md\n\n- Check whether the garage door is open; tell me if it is.\n";
 
 function setup(script: FakeScript, config: Record<string, unknown> = {}) {
@@ -44,6 +45,7 @@ function heartbeat(
     logger: silentLogger,
     runTurn: (turn) => runScheduledTurn(agent, delivery, turn),
     activeRuns: () => agent.activeRuns(),
+    sessions: createSessionResolver(h.config.agent),
     pollMs: 20,
     ...extra,
   });
@@ -101,10 +103,10 @@ describe("heartbeat", () => {
       // Minimal prompt: no skills / heartbeat / messaging sections of the full prompt.
       expect(request.systemPrompt).not.toContain("## Heartbeats");
     }
-    expect(h.store.sessions.byKey(heartbeatSessionKey("main"))).toBeDefined();
+    expect(h.store.sessions.byKey(HEARTBEAT_KEY)).toBeDefined();
     const heartbeatSessions = h.store.db
       .query("SELECT COUNT(*) AS n FROM sessions WHERE session_key = ?")
-      .get(heartbeatSessionKey("main")) as { n: number };
+      .get(HEARTBEAT_KEY) as { n: number };
     expect(heartbeatSessions.n).toBe(2);
   });
 
@@ -114,7 +116,7 @@ describe("heartbeat", () => {
     writeFileSync(join(h.paths.workspace, "HEARTBEAT.md"), TASK);
     const beat = heartbeat(h, h.agent, { keepSessions: 2 });
     for (let i = 0; i < 5; i++) expect(await beat.beat()).toMatchObject({ status: "ran" });
-    const key = heartbeatSessionKey("main");
+    const key = HEARTBEAT_KEY;
     const kept = h.store.db
       .query("SELECT session_id FROM sessions WHERE session_key = ? ORDER BY created_at, rowid")
       .all(key) as { session_id: string }[];

@@ -9,6 +9,7 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatBackend, type ChatBackendRequest, createApp } from "../../src/server/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 
 const servers: ReturnType<typeof Bun.serve>[] = [];
@@ -43,7 +44,7 @@ function serve(
     startedAt: Date.now(),
     dbHealth: () => "ok",
     logger: silentLogger,
-    agentId: "main",
+    sessions: createSessionResolver({ id: "main", directSessionMode: "per-peer", owners: ["cli"] }),
     host: "127.0.0.1",
     allowedHosts: options.allowedHosts ?? [],
     ...(options.token ? { token: options.token } : {}),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatBackend, type ChatBackendRequest, createApp } from "../../src/server/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 
 /** A backend that echoes in three streamed pieces and records what it was asked. */
@@ -31,9 +32,12 @@ function serve(token?: string, directSessionMode?: "per-peer" | "main") {
     startedAt: Date.now() - 1000,
     dbHealth: () => "ok",
     logger: silentLogger,
-    agentId: "main",
+    sessions: createSessionResolver({
+      id: "main",
+      directSessionMode: directSessionMode ?? "per-peer",
+      owners: ["cli"],
+    }),
     ...(token ? { token } : {}),
-    ...(directSessionMode ? { directSessionMode } : {}),
   });
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   return { server, calls, base: `http://127.0.0.1:${server.port}` };

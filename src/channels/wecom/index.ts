@@ -6,7 +6,6 @@
 export {
   WECOM_APP_CHANNEL,
   WECOM_BOT_CHANNEL,
-  WECOM_IDENTITY,
   wecomAppDefinition,
   wecomBotDefinition,
 } from "./wecom-definitions.ts";

@@ -8,7 +8,8 @@
  *   holds at most 20480 bytes of markdown (document 101463); parts beyond the first go
  *   out as `aibot_send_msg`.
  * Both answer a message up to an hour after it was sent (a restart after a crash still
- * answers). Senders reach the agent as `wecom:<userid>` from either channel.
+ * answers). Senders reach the agent as `wecom:<userid>` from either channel (the
+ * sessions area's channel identities say so, for access, owners and reminders alike).
  */
 import type { ClawboxConfig } from "../../config/index.ts";
 import type { ChannelCapabilities } from "../channel.ts";
@@ -16,8 +17,6 @@ import type { ChannelDefinition } from "../channel-registry.ts";
 
 export const WECOM_APP_CHANNEL = "wecom-app";
 export const WECOM_BOT_CHANNEL = "wecom-bot";
-/** The sender namespace both WeCom channels share (`agent.owners: ["wecom:USERID"]`). */
-export const WECOM_IDENTITY = "wecom";
 
 const HOUR_MS = 60 * 60_000;
 
@@ -56,7 +55,6 @@ export const wecomAppDefinition: ChannelDefinition = {
         allowFrom: app.allowFrom,
         groupPolicy: "disabled",
         dmPolicy: app.dmPolicy,
-        identity: WECOM_IDENTITY,
       },
     };
   },
@@ -84,7 +82,6 @@ export const wecomBotDefinition: ChannelDefinition = {
         allowFrom: bot.allowFrom,
         groupPolicy: bot.groupPolicy,
         dmPolicy: bot.dmPolicy,
-        identity: WECOM_IDENTITY,
       },
     };
   },

@@ -6,12 +6,13 @@
 import { defaultLlamaThreads } from "../../config/index.ts";
 import { ClawboxError, isClawboxError } from "../../errors/index.ts";
 import { validateModelFile } from "../../models/index.ts";
-import { sessionKeyFor } from "../../server/index.ts";
+import { CLI_SENDER } from "../../sessions/index.ts";
 import { classifyLine, replHelp, runRepl, unknownCommandText } from "../chat-repl.ts";
 import { chatTurn } from "../chat-turn.ts";
 import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
+import { sessionKeyArg } from "../find-session.ts";
 import { parseWith } from "../parse-args.ts";
 import { type Runtime, startRuntime } from "../start-runtime.ts";
 
@@ -98,9 +99,9 @@ export const chatCommand: Command = {
   name: "chat",
   args: ARGS,
   usage: [
-    "Usage: clawbox chat [-m TEXT] [--session KEY] [--model PATH] [--json]",
+    "Usage: clawbox chat [-m TEXT] [--session NAME] [--model PATH] [--json]",
     "  -m, --message TEXT  send one message, print the reply, exit",
-    "  --session KEY       session key or short name (default: your main CLI session)",
+    "  --session NAME      a short name (kitchen) or a session key (default: your main CLI session)",
     "  --model PATH        use this GGUF file as the local model for this run",
     "  --json              print the result as JSON instead of streaming text",
   ].join("\n"),
@@ -116,13 +117,12 @@ export const chatCommand: Command = {
       throw new ClawboxError("CLI_USAGE", "-m: the message is empty");
     if (values.model !== undefined) await checkModelFlag(values.model);
     applyModelOverride(ctx, values.model);
+    const sessions = ctx.sessions();
+    const sessionKey =
+      values.session !== undefined
+        ? sessionKeyArg(ctx, "--session", values.session)
+        : sessions.defaultSession("cli", sessions.isOwner(CLI_SENDER));
     const runtime = await startRuntime(ctx);
-    const sessionKey = sessionKeyFor(
-      runtime.config.agent.id,
-      "cli",
-      values.session,
-      runtime.config.agent.directSessionMode,
-    );
     try {
       if (values.message !== undefined) {
         return await oneShot(ctx, runtime, sessionKey, values.message, values.json ?? false);

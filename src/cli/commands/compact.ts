@@ -1,14 +1,17 @@
 /**
  * `clawbox compact --session KEY`: summarize a session's older turns now with the
  * primary model (the same as /compact in chat). The memory flush turn needs the agent
- * loop, so it runs only from chat; here the summary is written directly.
+ * loop, so it runs only from chat; here the summary is written directly, while this
+ * process holds the session (a turn of `clawbox run` in it finishes first).
  */
 
+import { createSessionGate } from "../../agent/index.ts";
 import { createContextEngine } from "../../context/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { createProvider, primaryModel } from "../../providers/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
+import { requireSession } from "../find-session.ts";
 import { parseWith } from "../parse-args.ts";
 
 const ARGS = {
@@ -24,21 +27,16 @@ export const compactCommand: Command = {
   name: "compact",
   args: ARGS,
   usage: [
-    "Usage: clawbox compact --session KEY [--instructions TEXT] [--json]",
-    "  --session KEY        session key or id",
+    "Usage: clawbox compact --session NAME [--instructions TEXT] [--json]",
+    "  --session NAME       a short name, key or id, as chat takes it",
     "  --instructions TEXT  what the summary should focus on",
   ].join("\n"),
   async run(ctx, args) {
     const { values } = parseWith(args, ARGS);
-    if (!values.session) throw new ClawboxError("CLI_USAGE", "--session KEY is required");
+    if (!values.session) throw new ClawboxError("CLI_USAGE", "--session NAME is required");
     const { config } = ctx.config();
     const store = ctx.store();
-    const session = store.sessions.find(values.session);
-    if (!session) {
-      throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${values.session}`, {
-        hint: 'list sessions with "clawbox sessions list"',
-      });
-    }
+    const session = requireSession(ctx, values.session);
     const model = primaryModel(config);
     const providerConfig = config.models.providers[model.providerId];
     if (!providerConfig)
@@ -51,17 +49,25 @@ export const compactCommand: Command = {
       logger: ctx.logger(),
       watch: false,
     });
+    const gate = createSessionGate({
+      store,
+      maxConcurrent: config.agent.maxConcurrent,
+      logger: ctx.logger(),
+    });
     try {
-      const result = await engine.compact({
-        session,
-        provider,
-        reason: "manual",
-        ...(values.instructions ? { instructions: values.instructions } : {}),
-        onEvent: (event) =>
-          ctx.stderr.write(
-            `${event.type}${event.type === "compaction_end" && event.level ? ` (level ${event.level})` : ""}\n`,
-          ),
-      });
+      const result = await gate.runExclusive(session.sessionKey, async () =>
+        engine.compact({
+          // Read again: a turn may have finished while this waited.
+          session: store.sessions.require(session.sessionId),
+          provider,
+          reason: "manual",
+          ...(values.instructions ? { instructions: values.instructions } : {}),
+          onEvent: (event) =>
+            ctx.stderr.write(
+              `${event.type}${event.type === "compaction_end" && event.level ? ` (level ${event.level})` : ""}\n`,
+            ),
+        }),
+      );
       if (values.json) ctx.stdout.write(`${JSON.stringify(result)}\n`);
       else if (result.compacted) {
         ctx.stdout.write(

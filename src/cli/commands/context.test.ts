@@ -53,10 +53,10 @@ describe("clawbox context", () => {
         "agent:main:qq:direct:nobody",
       ]);
       expect(code).toBe(2); // not found (the exit-code table)
-      expect(stderr).toContain("no session with id or key agent:main:qq:direct:nobody");
+      expect(stderr).toContain("no session with id, key or name agent:main:qq:direct:nobody");
       const compact = await cli(["--home", home, "compact"]);
       expect(compact.code).toBe(2);
-      expect(compact.stderr).toContain("--session KEY is required");
+      expect(compact.stderr).toContain("--session NAME is required");
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -24,13 +24,14 @@ import {
   primaryModel,
 } from "../../providers/index.ts";
 import { createScheduler } from "../../scheduler/index.ts";
-import { sessionKeyFor } from "../../server/index.ts";
+import { CLI_SENDER } from "../../sessions/index.ts";
 import type { SessionRow } from "../../store/index.ts";
 import { isOwner, reportToolDefinitions } from "../../tools/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
 import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
+import { requireSession } from "../find-session.ts";
 import { parseWith } from "../parse-args.ts";
 import { runtimeTools } from "../runtime-tools.ts";
 
@@ -91,30 +92,21 @@ function withPath(config: ClawboxConfig, model: ModelWindow) {
   return { ...model, path: entry?.kind === "local" ? entry.path : undefined };
 }
 
-function findSession(ctx: CliContext, config: ClawboxConfig, key: string | undefined) {
-  const store = ctx.store();
-  // Default: the session `clawbox chat` continues (fresh when it has none yet).
-  if (!key)
-    return store.sessions.byKey(
-      sessionKeyFor(config.agent.id, "cli", undefined, config.agent.directSessionMode),
-    );
-  const session = store.sessions.find(key);
-  if (!session) {
-    throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${key}`, {
-      hint: 'list sessions with "clawbox sessions list"',
-    });
-  }
-  return session;
+/** `--session NAME` as chat takes it; default: the session `clawbox chat` continues (fresh when it has none yet). */
+function findSession(ctx: CliContext, name: string | undefined): SessionRow | undefined {
+  if (name !== undefined) return requireSession(ctx, name);
+  const sessions = ctx.sessions();
+  return ctx.store().sessions.byKey(sessions.defaultSession("cli", sessions.isOwner(CLI_SENDER)));
 }
 
 export const contextCommand: Command = {
   name: "context",
   args: { subcommands: { list: VIEW, detail: VIEW }, defaultSubcommand: "list" },
   usage: [
-    "Usage: clawbox context <list|detail> [--session KEY] [--model-kind local|cloud] [--model PATH] [--exact] [--json]",
+    "Usage: clawbox context <list|detail> [--session NAME] [--model-kind local|cloud] [--model PATH] [--exact] [--json]",
     "  list     per bootstrap file raw/injected chars, truncation, destination; totals",
     "  detail   also prompt sections, skills, tool schemas, pruning and repair",
-    "  --session KEY   a session key or id (default: your main CLI session, as chat uses)",
+    "  --session NAME  a short name, key or id, as chat takes it (default: your main CLI session)",
     "  --model-kind    report for the configured local or cloud model (default: the primary model)",
     "  --model PATH    measure for this GGUF file as the local model (as chat --model does)",
     "  --exact         load the whole local model, as a turn does (default: its tokenizer only;",
@@ -140,7 +132,7 @@ export const contextCommand: Command = {
         (message) => ctx.logger().warn(message),
       );
     }
-    const session: SessionRow | undefined = findSession(ctx, config, values.session);
+    const session: SessionRow | undefined = findSession(ctx, values.session);
     const store = ctx.store();
     const paths = ctx.resolvedPaths();
     if (!existsSync(paths.workspace)) seedWorkspace(paths.workspace);
@@ -205,8 +197,8 @@ export const contextCommand: Command = {
             providerId: model.providerId,
             channel: "cli",
             chatType: "direct",
-            senderId: "cli",
-            isOwner: isOwner(config, "cli"),
+            senderId: CLI_SENDER,
+            isOwner: isOwner(config, CLI_SENDER),
           },
           modelKind: model.kind,
         }),

@@ -10,9 +10,10 @@ import {
   describeJob,
   describeSchedule,
 } from "../../scheduler/index.ts";
-import { sessionKeyFor } from "../../server/index.ts";
+import { CLI_SENDER } from "../../sessions/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
+import { sessionKeyArg } from "../find-session.ts";
 import { parseWith } from "../parse-args.ts";
 
 const LIST = {
@@ -38,9 +39,9 @@ export const cronCommand: Command = {
   usage: [
     "Usage: clawbox cron <list|add|rm> [options]",
     "  list [--runs] [--json]            active jobs (with --runs: the latest runs too)",
-    '  add TEXT (--at WHEN | --every DURATION | --cron "EXPR") [--tz ZONE] [--session KEY] [--json]',
+    '  add TEXT (--at WHEN | --every DURATION | --cron "EXPR") [--tz ZONE] [--session NAME] [--json]',
     '                                    WHEN: ISO time ("2026-12-24T19:00", agent time zone) or "in 20 minutes"',
-    "                                    --session: a session key or a CLI session name (default: the chat session)",
+    "                                    --session: a name or key, as chat --session takes it (default: the chat session)",
     "  rm ID [--json]                    remove a job",
   ].join("\n"),
   async run(ctx, args) {
@@ -78,11 +79,17 @@ export const cronCommand: Command = {
     if (sub === "add") {
       const { values, positionals } = parseWith(rest, ADD);
       const text = positionals.join(" ");
+      const sessions = ctx.sessions();
+      // The session `clawbox chat` continues (the main session with directSessionMode "main").
+      const sessionKey =
+        values.session !== undefined
+          ? sessionKeyArg(ctx, "--session", values.session)
+          : sessions.defaultSession("cli", sessions.isOwner(CLI_SENDER));
       try {
         const job = scheduler.jobs.add({
-          sessionKey: sessionKeyFor(config.agent.id, "cli", values.session),
+          sessionKey,
           text,
-          origin: { channel: "cli", chatType: "direct", senderId: "cli" },
+          origin: { channel: "cli", chatType: "direct", senderId: CLI_SENDER },
           ...(values.at !== undefined ? { at: values.at } : {}),
           ...(values.every !== undefined ? { every: values.every } : {}),
           ...(values.cron !== undefined ? { cron: values.cron } : {}),

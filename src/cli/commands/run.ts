@@ -30,6 +30,7 @@ async function startMqtt(runtime: Runtime, home: string) {
   const bridge = createMqttBridge({
     config: runtime.config,
     agent: runtime.agent,
+    sessions: runtime.sessions,
     logger: runtime.logger.child("mqtt"),
     version: VERSION,
     statusFile: statusFilePath(home),
@@ -55,6 +56,7 @@ async function startChannels(runtime: Runtime): Promise<ChannelService> {
     db: runtime.store.db,
     config: runtime.config,
     agent: runtime.agent,
+    sessions: runtime.sessions,
     logger: runtime.logger.child("channels"),
     workspace: runtime.paths.workspace,
     vision: primary !== undefined && primary.kind !== "local",
@@ -133,8 +135,7 @@ export const runCommand: Command = {
       host,
       allowedHosts: config.server.allowedHosts,
       logger: runtime.logger.child("http"),
-      agentId: config.agent.id,
-      directSessionMode: config.agent.directSessionMode,
+      sessions: runtime.sessions,
       channels: {
         status: () => live.channels()?.status() ?? [],
         webhook: (id, request) => live.channels()?.webhook(id, request),
@@ -147,6 +148,7 @@ export const runCommand: Command = {
         store: runtime.store,
         memory: runtime.memory,
         agent: runtime.agent,
+        sessions: runtime.sessions,
         logger: runtime.logger.child("console"),
         version: VERSION,
         startedAt,
@@ -195,8 +197,12 @@ export const runCommand: Command = {
     // After READY: a one-time link for this machine's browser (valid 10 minutes once;
     // `clawbox console url` makes more).
     const link = loginLink(consoleLinkBase(host, server.port ?? port), issueTicket(login.secret));
-    ctx.stdout.write(`console: open ${link}\n`);
-    runtime.scheduler.start(runtime.agent);
+    ctx.stdout.write(`console: open ${link}
+`);
+    // Reminders for Home Assistant (an owner) go out as MQTT events once the bridge runs.
+    runtime.scheduler.start(runtime.agent, {
+      mqtt: { send: async (_target, text) => live.mqtt()?.notify(text) ?? false },
+    });
     // After READY: the first index pass, the file watcher and dreaming, in the background.
     void runtime.memory?.start();
     const stopWatchdog = runtime.notifier.startWatchdog();

@@ -1,10 +1,12 @@
 /** `clawbox sessions list|export|import|delete`: inspect and move transcripts (pi/OpenClaw v3 JSONL). */
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
+import { createSessionGate } from "../../agent/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { exportSessionJsonl, importSessionJsonl } from "../../store/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
+import { requireSession, sessionKeyArg } from "../find-session.ts";
 import { parseWith } from "../parse-args.ts";
 
 const LIST = { options: { json: { type: "boolean" } }, positionals: false } as const;
@@ -21,11 +23,12 @@ export const sessionsCommand: Command = {
   usage: [
     "Usage: clawbox sessions <list|export|import|delete> [options]",
     "  list [--json]                        sessions, newest first, with message counts",
-    "  export ID|KEY [-o FILE]              write the transcript as JSONL (pi/OpenClaw v3)",
-    "  import FILE [--key KEY] [--new-id]   read a JSONL transcript into a new session",
+    "  export NAME [-o FILE]                write the transcript as JSONL (pi/OpenClaw v3)",
+    "  import FILE [--key NAME] [--new-id]  read a JSONL transcript into a new session",
     "                                       (keeps the exported key and compaction count;",
     "                                       --new-id stores a copy of a session that exists)",
-    "  delete ID|KEY                        delete a session and its transcript for good",
+    "  delete NAME                          delete a session and its transcript for good",
+    "  NAME: a session id, a key, or a short name as chat --session takes it",
   ].join("\n"),
   async run(ctx, args) {
     const [sub, ...rest] = args;
@@ -59,13 +62,8 @@ export const sessionsCommand: Command = {
     if (sub === "export") {
       const { values, positionals } = parseWith(rest, EXPORT);
       const id = positionals[0];
-      if (!id) throw new ClawboxError("CLI_USAGE", "export needs a session id or key");
-      const session = store.sessions.find(id);
-      if (!session) {
-        throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${id}`, {
-          hint: 'list sessions with "clawbox sessions list"',
-        });
-      }
+      if (!id) throw new ClawboxError("CLI_USAGE", "export needs a session id, key or name");
+      const session = requireSession(ctx, id);
       const text = exportSessionJsonl(store, session.sessionId);
       if (!values.output) {
         ctx.stdout.write(text);
@@ -99,10 +97,12 @@ export const sessionsCommand: Command = {
           { cause: error },
         );
       }
+      const sessions = ctx.sessions();
       const row = importSessionJsonl(store, text, {
         source: basename(file),
-        ...(values.key ? { sessionKey: values.key } : {}),
+        ...(values.key ? { sessionKey: sessionKeyArg(ctx, "--key", values.key) } : {}),
         newId: values["new-id"] ?? false,
+        keyForCopy: (sessionId) => sessions.importKey(sessionId),
       });
       ctx.stdout.write(
         `imported ${row.sessionId} as ${row.sessionKey} (${store.transcript.count(row.sessionId)} entries)\n`,
@@ -111,22 +111,15 @@ export const sessionsCommand: Command = {
     }
     const { positionals } = parseWith(rest, DELETE);
     const id = positionals[0];
-    if (!id) throw new ClawboxError("CLI_USAGE", "delete needs a session id or key");
-    const session = store.sessions.find(id);
-    if (!session) {
-      throw new ClawboxError("SESSION_NOT_FOUND", `no session with id or key ${id}`, {
-        hint: 'list sessions with "clawbox sessions list"',
-      });
-    }
-    const holder = store.leases.holder(session.sessionKey);
-    if (holder) {
-      throw new ClawboxError(
-        "SESSION_BUSY",
-        `session ${session.sessionId} is in use by process ${holder.pid} on ${holder.host}`,
-        { hint: "wait for its reply to finish, or stop that process" },
-      );
-    }
-    const { entries } = store.sessions.delete(session.sessionId);
+    if (!id) throw new ClawboxError("CLI_USAGE", "delete needs a session id, key or name");
+    const session = requireSession(ctx, id);
+    // Deleted while this process holds the session: a run elsewhere cannot be halfway in it.
+    const gate = createSessionGate({ store, maxConcurrent: 1, logger: ctx.logger() });
+    const { entries } = await gate.runExclusive(
+      session.sessionKey,
+      async () => store.sessions.delete(session.sessionId),
+      { wait: false },
+    );
     ctx.stdout.write(
       `deleted session ${session.sessionId} (${session.sessionKey}, ${entries} entries)\n`,
     );

@@ -1,6 +1,7 @@
 import { sessionsAndTranscript } from "./0001-sessions-transcript.ts";
 import { sessionLeases } from "./0002-session-leases.ts";
 import { leaseBootClock } from "./0003-lease-boot-clock.ts";
+import { sessionPrincipal } from "./0004-session-principal.ts";
 import { memoryIndex } from "./0300-memory-index.ts";
 import { memoryKeywordWords } from "./0301-memory-keyword-words.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
@@ -15,6 +16,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionsAndTranscript,
   sessionLeases,
   leaseBootClock,
+  sessionPrincipal,
   memoryIndex,
   memoryKeywordWords,
   channelsInboxOutbox,

@@ -1,37 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { isClawboxError } from "../errors/index.ts";
 import { estimateTextTokens } from "./estimate-tokens.ts";
 import { isContextOverflowMessage } from "./index.ts";
-import { buildSessionKey, parseSessionKey } from "./session-keys.ts";
 import { createTokenCounter } from "./token-counter.ts";
-
-describe("session keys", () => {
-  it("builds agent:<agentId>:<channel>:<chatType>:<peerId> and collapses direct chats in main mode", () => {
-    const parts = {
-      agentId: "main",
-      channel: "qq",
-      chatType: "direct" as const,
-      peerId: "OPENID1",
-    };
-    expect(buildSessionKey(parts)).toBe("agent:main:qq:direct:OPENID1");
-    expect(buildSessionKey(parts, "main")).toBe("agent:main:main");
-    expect(buildSessionKey({ ...parts, chatType: "group", peerId: "G9" }, "main")).toBe(
-      "agent:main:qq:group:G9",
-    );
-    expect(parseSessionKey("agent:main:qq:group:G9")).toEqual({
-      agentId: "main",
-      channel: "qq",
-      chatType: "group",
-      peerId: "G9",
-    });
-    try {
-      buildSessionKey({ ...parts, peerId: "a:b" });
-      expect.unreachable();
-    } catch (error) {
-      expect(isClawboxError(error, "CONFIG_INVALID")).toBe(true);
-    }
-  });
-});
 
 describe("token accounting", () => {
   it("counts Chinese far above chars/4 and applies the 1.2 margin only to estimates", async () => {
