@@ -196,7 +196,10 @@ export function createAgent(deps: AgentDeps): Agent {
       const row = stored ?? createSession(request, decision.principal);
       return { session: touch(row, request, decision.principal) };
     }
-    if (request.foreignSession === "new-session" && stored && !scheduled(request)) {
+    // Only where the key itself says the session is this sender's (it was someone else's
+    // under an earlier owner list): a stranger never takes over the owner's main session.
+    const ownKey = sessions.reservedFor(request.sessionKey) === decision.principal;
+    if (request.foreignSession === "new-session" && stored && ownKey && !scheduled(request)) {
       logger.info("the sender's standing changed: a fresh session under the same key", {
         sessionKey: request.sessionKey,
         was: decision.holder,

@@ -183,13 +183,27 @@ describe("channel dispatch", () => {
     expect(fake.requests).toHaveLength(2);
   });
 
-  it("puts every direct chat into the main session with directSessionMode main", async () => {
-    const { dispatcher, h } = setup({ agent: { directSessionMode: "main" } });
-    dispatcher.receive(message({ messageId: "x1", senderId: "A" }));
-    dispatcher.receive(message({ messageId: "x2", senderId: "B" }));
+  it('with directSessionMode "main" folds owners\' direct chats into the main session, never a stranger\'s', async () => {
+    // Issue 22: a stranger's direct message landed in agent:main:main, saw the owner's
+    // earlier turns, and its text reached the owner's next turn (which has every tool).
+    const { fake, dispatcher, h } = setup({
+      agent: { directSessionMode: "main", owners: ["cli", "qq:A", "qq:C"] },
+    });
+    dispatcher.receive(message({ messageId: "x1", senderId: "A", text: "OWNER-SECRET-PLAN" }));
     await dispatcher.drain();
-    expect(h.store.sessions.byKey("agent:main:main")).toBeDefined();
+    dispatcher.receive(message({ messageId: "x2", senderId: "B", text: "STRANGER-INJECTION" }));
+    await dispatcher.drain();
+    dispatcher.receive(message({ messageId: "x3", senderId: "C", text: "second owner" }));
+    await dispatcher.drain();
+    const main = h.store.sessions.byKey("agent:main:main");
+    expect(main?.principal).toBe("owner");
     expect(h.store.sessions.byKey("agent:main:qq:direct:A")).toBeUndefined();
+    expect(h.store.sessions.byKey("agent:main:qq:direct:B")?.principal).toBe("qq:B");
+    const prompts = fake.requests.map((r) => JSON.stringify(r.messages));
+    // The stranger's turn saw nothing of the owner's, and the owners' next turn nothing of the stranger's.
+    expect(prompts[1]).not.toContain("OWNER-SECRET-PLAN");
+    expect(prompts[2]).toContain("OWNER-SECRET-PLAN");
+    expect(prompts[2]).not.toContain("STRANGER-INJECTION");
   });
 
   it("offers owner-only tools to a QQ owner but not to a stranger, and sends nothing for NO_REPLY", async () => {
