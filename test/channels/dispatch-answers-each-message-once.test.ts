@@ -183,7 +183,7 @@ describe("channel dispatch", () => {
     expect(fake.requests).toHaveLength(2);
   });
 
-  it('with directSessionMode "main" folds owners\' direct chats into the main session, never a stranger\'s', async () => {
+  it("with directSessionMode \"main\" folds owners' direct chats into the main session, never a stranger's", async () => {
     // Issue 22: a stranger's direct message landed in agent:main:main, saw the owner's
     // earlier turns, and its text reached the owner's next turn (which has every tool).
     const { fake, dispatcher, h } = setup({
