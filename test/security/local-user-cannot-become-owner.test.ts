@@ -19,7 +19,7 @@ import {
 } from "../fakes/openai-server.ts";
 import { curlAsLocalUser, runAsLocalUser } from "../support/local-user.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
-import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
+import { CLAWBOX_BIN, spawnCli } from "../support/spawn-cli.ts";
 
 const PROVIDER_KEY = "sk-live-provider-key-0123456789abcdef";
 const execConfig = (home: string) =>
@@ -123,5 +123,23 @@ describe("a local user and the tokenless console (real clawbox run)", () => {
     expect(toolNames(first)).toContain("read");
     expect(toolNames(first)).not.toContain("exec");
     expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain(PROVIDER_KEY);
+  });
+
+  it("gives the service's own user a fresh one-time link with clawbox console url", async () => {
+    const port = new URL(box.url).port;
+    const made = await spawnCli(["console", "url", "--port", port], {
+      CLAWBOX_HOME: home,
+      CLAWBOX_CONFIG: "",
+    });
+    expect(made.code).toBe(0);
+    const link = made.stdout.trim();
+    expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/console/login\\?ticket=`));
+    const first = await fetch(link, { redirect: "manual" });
+    expect(first.status).toBe(303);
+    const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect(cookie).toMatch(/^clawbox_console=/);
+    const page = await (await fetch(`${box.url}/`, { headers: { Cookie: cookie } })).text();
+    expect(page).toContain("data-csrf");
+    expect((await fetch(link, { redirect: "manual" })).status).toBe(401);
   });
 });
