@@ -1,7 +1,8 @@
 /**
  * Secrets in the configuration never reach `config show` or the logs: MCP URLs with
  * `?access_token=`, custom MCP headers, MCP `env` values (a Home Assistant long-lived
- * token under any name), provider keys and the server token. Token counts such as
+ * token under any name), provider keys, the server token, and passwords written into a
+ * URL (`mqtt://user:pass@broker`, `rtsp://user:pass@camera`). Token counts such as
  * `maxTokens` are numbers, not secrets, and stay visible.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -17,10 +18,16 @@ const SECRETS = {
   env: "eyJhbGciLongLivedHaToken789",
   apiKey: "sk-providerkey-000111222",
   server: "server-token-abcdef-0123456789",
+  broker: "brokerPw9x",
+  camera: "camPw77q",
 };
+
+const BROKER_URL = `mqtt://ha:${SECRETS.broker}@broker.lan:1883`;
+const CAMERA_URL = `rtsp://viewer:${SECRETS.camera}@192.0.2.20:554/stream1`;
 
 const config = {
   server: { token: SECRETS.server },
+  mqtt: { enabled: true, url: BROKER_URL },
   models: {
     primary: "cloud",
     fallbacks: [],
@@ -49,6 +56,7 @@ const config = {
         },
       },
     },
+    cameras: { porch: { url: CAMERA_URL } },
   },
 };
 
@@ -72,6 +80,9 @@ describe("secrets", () => {
     expect(shown.tools.mcp.servers.home.url).toBe(
       "http://ha.local:8123/mcp?access_token=[redacted]&x=1",
     );
+    // A password inside a URL is hidden; the user name and the host stay readable.
+    expect(shown.mqtt.url).toBe("mqtt://ha:[redacted]@broker.lan:1883");
+    expect(shown.tools.cameras.porch.url).toBe("rtsp://viewer:[redacted]@192.0.2.20:554/stream1");
   });
 
   it("log lines hide the configuration's secrets wherever they appear", () => {
@@ -85,9 +96,13 @@ describe("secrets", () => {
       contextTokens: 4096,
       auth: `https://user:${SECRETS.server}@example.com/x`,
     });
+    logger.warn(`mqtt: cannot reach ${BROKER_URL} (connection refused)`);
+    logger.warn("camera snapshot failed", { camera: "porch", source: CAMERA_URL });
     const line = lines.join("\n");
     for (const secret of [...Object.values(SECRETS), "anything-here-123"])
       expect(line).not.toContain(secret);
+    expect(line).toContain("mqtt://ha:[redacted]@broker.lan:1883");
+    expect(line).toContain("rtsp://viewer:[redacted]@192.0.2.20:554/stream1");
     expect(line).toContain('"maxTokens":512');
     expect(line).toContain('"contextTokens":4096');
   });

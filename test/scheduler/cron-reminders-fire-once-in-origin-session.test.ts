@@ -186,6 +186,45 @@ describe("cron reminders", () => {
     expect(new CronStore(h.store.db).runs(job.id)).toHaveLength(1);
   });
 
+  it("a daily 07:00 reminder in a time zone fires at 07:00 there on three days in a row", async () => {
+    // A zone whose clock differs from this machine's, as for a box left on UTC in Shanghai.
+    const offsetOf = (zone: string, t: number) =>
+      new Date(new Date(t).toLocaleString("en-US", { timeZone: zone })).getTime() -
+      new Date(new Date(t).toLocaleString("en-US")).getTime();
+    const t0 = Date.UTC(2026, 2, 10, 12, 0);
+    const zone = ["Asia/Shanghai", "America/Sao_Paulo"].find((z) => offsetOf(z, t0) !== 0) ?? "";
+    const local = (t: number) =>
+      new Intl.DateTimeFormat("en-CA", {
+        timeZone: zone,
+        dateStyle: "short",
+        timeStyle: "short",
+        hourCycle: "h23",
+      }).format(t);
+    const { provider, h, scheduler } = setup(() => ({ text: "Good morning!" }));
+    const job = scheduler.jobs.add(
+      {
+        sessionKey: OWNER_KEY,
+        text: "good morning",
+        cron: "0 7 * * *",
+        timezone: zone,
+        origin: owner,
+      },
+      t0,
+    );
+    for (let day = 0; day < 3; day++)
+      await startAt(h, (scheduler.jobs.list()[0]?.nextRunAt ?? 0) + 1_000);
+    const runs = new CronStore(h.store.db)
+      .runs(job.id)
+      .sort((a, b) => a.scheduledFor - b.scheduledFor);
+    expect(runs.map((r) => local(r.scheduledFor))).toEqual([
+      "2026-03-11, 07:00",
+      "2026-03-12, 07:00",
+      "2026-03-13, 07:00",
+    ]);
+    expect(runs.map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
+    expect(provider.requests).toHaveLength(3);
+  });
+
   it("refuses bad schedules and too many jobs with errors that say what to write", () => {
     const now = Date.now();
     const bad = (input: Parameters<typeof parseSchedule>[0], words: RegExp) => {

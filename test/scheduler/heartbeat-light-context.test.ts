@@ -174,6 +174,29 @@ describe("heartbeat", () => {
     expect(rows.n).toBe(0);
   });
 
+  it("HEARTBEAT_OK with a note of exactly 300 characters stays silent; 301 is delivered", async () => {
+    const note = (n: number) => `All quiet. ${"z".repeat(n - 11)}`;
+    const { h } = setup(
+      [{ text: `HEARTBEAT_OK ${note(300)}` }, { text: `HEARTBEAT_OK ${note(301)}` }],
+      {
+        heartbeat: { target: "qq:direct:OWNER_OPENID" },
+        channels: { qq: { appId: "app", clientSecret: "secret" } },
+      },
+    );
+    writeFileSync(join(h.paths.workspace, "HEARTBEAT.md"), TASK);
+    const scheduler = startScheduler(h);
+    const bodies = () =>
+      (h.store.db.query("SELECT body FROM channel_outbox").all() as { body: string }[]).map(
+        (r) => r.body,
+      );
+    await scheduler.heartbeat()?.beat();
+    expect(bodies()).toEqual([]);
+    await scheduler.heartbeat()?.beat();
+    expect(bodies()).toHaveLength(1);
+    expect(bodies()[0]).toContain(note(301));
+    expect(bodies()[0]).not.toContain("HEARTBEAT_OK");
+  });
+
   it("never runs two beats at once", async () => {
     const { provider, h } = setup([{ text: "HEARTBEAT_OK", delayMs: 30, chunkSize: 1 }]);
     writeFileSync(join(h.paths.workspace, "HEARTBEAT.md"), TASK);
