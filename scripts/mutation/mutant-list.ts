@@ -32,7 +32,7 @@ const mutantSchema = z.strictObject({
   find: z.string().min(1),
   replace: z.string(),
   /** The doc that states the guarantee, and the guarantee in its words. */
-  doc: z.string().regex(/^docs\/[A-Z-]+\.md$/, "a file in docs/"),
+  doc: z.string().regex(/^docs\/([a-z-]+\/)?[A-Za-z-]+\.md$/, "a file in docs/"),
   guarantee: z.string().min(10),
   /** Test files to run against the mutant (relative to the repository). */
   tests: z.array(z.string().regex(/\.test\.ts$/)).min(1),

@@ -346,7 +346,9 @@ if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 else {
   log("");
   for (const s of summary.survived)
-    log(`survived: ${s.id} (${s.file}): ${s.doc}: ${s.guarantee}${s.explained ? ` — explained: ${s.explained}` : ""}`);
+    log(
+      `survived: ${s.id} (${s.file}): ${s.doc}: ${s.guarantee}${s.explained ? ` — explained: ${s.explained}` : ""}`,
+    );
   for (const e of summary.errors) log(`error: ${e.id}: ${e.error}`);
   console.log(
     `${summary.mutants} mutants, ${killed} killed, ${survived.length} survived, ${errors.length} errors; kill rate ${(summary.killRate * 100).toFixed(1)}%; ${summary.wallSeconds} s`,

@@ -173,9 +173,41 @@ describe("pruning", () => {
     ).toBe(big);
   });
 
-  it("hard-clears old results when still over budget", async () => {
+  it("hard-clears only as many old results as the budget needs, oldest first", async () => {
     const now = Date.now();
-    const { report, messages } = await pruneToolResults(history(now), {
+    const old = now - 1e6;
+    const input = items([
+      user("check both", old),
+      call("a", old),
+      result("a", "a".repeat(3000), old),
+      call("b", old),
+      result("b", "b".repeat(3000), old),
+      say("done", old),
+      user("1"),
+      say("a1", now - 9e5),
+      user("2"),
+      say("a2", now - 8e5),
+      user("3"),
+      say("a3", now - 7e5),
+    ]);
+    const countItem = async (m: BranchMessage) => JSON.stringify(m.message).length;
+    let total = 0;
+    for (const item of input) total += await countItem(item);
+    const { report, messages } = await pruneToolResults(input, {
+      ...options,
+      now,
+      budget: { tokens: total - 1000, countItem },
+    });
+    expect(report).toMatchObject({ softTrimmed: 0, hardCleared: 1 });
+    expect(firstText(messages[2]?.message)).toBe(HARD_CLEAR_TEXT);
+    expect(firstText(messages[4]?.message)).toBe("b".repeat(3000));
+  });
+
+  it("hard-clears old results when still over budget, without changing the messages it was given", async () => {
+    const now = Date.now();
+    const input = history(now);
+    const given = JSON.stringify(input);
+    const { report, messages } = await pruneToolResults(input, {
       ...options,
       now,
       budget: {
@@ -185,5 +217,7 @@ describe("pruning", () => {
     });
     expect(report.hardCleared).toBe(1);
     expect(firstText(messages[2]?.message)).toBe(HARD_CLEAR_TEXT);
+    // What was read from the transcript stays as stored: the next turn prunes afresh.
+    expect(JSON.stringify(input)).toBe(given);
   });
 });

@@ -257,3 +257,27 @@ describe("a stranger in a group chat", () => {
     expect(after).toEqual(before);
   });
 });
+
+describe("the owner in a group chat", () => {
+  it("keeps MEMORY.md and USER.md out of the prompt (the group reads along), with every owner tool", async () => {
+    const fake = createFakeProvider({ contextWindow: 64_000, script: () => ({ text: "ok" }) });
+    harness = seededHarness(fake, { agent: { owners: ["cli", "qq:OWNER"] } });
+    const h = harness;
+    const result = await h.agent.chat({ ...stranger, senderId: "qq:OWNER", text: "hi all" });
+    expect(result.error).toBeUndefined();
+    const inGroup = fake.requests.at(-1);
+    expect(inGroup?.systemPrompt).not.toContain("SECRET-MEMORY");
+    expect(inGroup?.systemPrompt).not.toContain("SECRET-USER");
+    expect(inGroup?.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["exec", "write"]));
+    // The same owner in a direct chat gets them.
+    await h.agent.chat({
+      sessionKey: "agent:main:qq:direct:OWNER",
+      channel: "qq",
+      senderId: "qq:OWNER",
+      chatType: "direct",
+      text: "hi",
+    });
+    expect(fake.requests.at(-1)?.systemPrompt).toContain("SECRET-MEMORY");
+    expect(fake.requests.at(-1)?.systemPrompt).toContain("SECRET-USER");
+  });
+});

@@ -88,4 +88,43 @@ describe("threshold compaction in the agent loop", () => {
     expect(replies.every((r) => !r.includes("NO_REPLY"))).toBe(true);
     expectRepaired(harness.messages(KEY));
   });
+
+  it("never runs the memory flush for a stranger's session (even one granted file tools), which compacts all the same", async () => {
+    const provider = createFakeProvider({
+      id: "fake",
+      contextWindow: 4096,
+      script: (request) =>
+        isSummarizer(request)
+          ? { text: "Summary: a group member asked about the party." }
+          : { text: `Sure. ${"The party is on Saturday evening. ".repeat(40)}` },
+    });
+    harness = createHarness({
+      providers: { fake: provider },
+      engine: "real",
+      config: {
+        models: { primary: "fake", fallbacks: [], providers: {} },
+        context: { reserveTokens: 512, compaction: { keepRecentTokens: 600 } },
+        // Granted the file tools, so only the stranger rule itself keeps the flush away.
+        tools: { bySender: { "qq:STRANGER": { strangers: { deny: [] } } } },
+      },
+    });
+    const key = "agent:main:qq:group:G1";
+    for (let i = 0; i < 8; i++) {
+      const result = await harness.agent.chat({
+        sessionKey: key,
+        text: `Turn ${i}: when is the party? ${"Details. ".repeat(30)}`,
+        channel: "qq",
+        senderId: "qq:STRANGER",
+        chatType: "group",
+        groupId: "G1",
+      });
+      expect(result.error).toBeUndefined();
+    }
+    expect(harness.store.sessions.byKey(key)?.compactionCount).toBeGreaterThanOrEqual(1);
+    // A stranger's conversation never writes the owner's memory: no flush turn at all.
+    expect(
+      provider.requests.filter((r) => lastUserText(r).includes("[memory flush before compaction]")),
+    ).toEqual([]);
+    expect(existsSync(join(harness.paths.workspace, "memory"))).toBe(false);
+  });
 });

@@ -103,7 +103,11 @@ describe("console guards over plain HTTP (real clawbox run, no browser)", () => 
   });
 
   it("answers the API 401 without a session or with a made-up one, and says nothing of the secret", async () => {
-    for (const headers of [{}, { Cookie: "clawbox_console=made-up-session-id" }]) {
+    const anonymous: Record<string, string>[] = [
+      {},
+      { Cookie: "clawbox_console=made-up-session-id" },
+    ];
+    for (const headers of anonymous) {
       const res = await fetch(`${box.url}/console/api/sessions`, { headers });
       expect(res.status).toBe(401);
       const body = await res.text();

@@ -124,7 +124,8 @@ describe("a killed run, then a server that reuses call ids", () => {
     expect(run.stderr).not.toMatch(/error|failed/i);
     expect(run.stdout).toContain("The backup finished at 03:12.");
 
-    const messages = (server.requests.at(-1)?.body as { messages: WireMessage[] }).messages;
+    const messages =
+      (server.requests.at(-1)?.body as { messages?: WireMessage[] } | undefined)?.messages ?? [];
     const resultAfter = (toolName: string, path = "") => {
       const i = messages.findIndex((m) =>
         m.tool_calls?.some(

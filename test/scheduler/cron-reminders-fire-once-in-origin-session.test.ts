@@ -174,6 +174,29 @@ describe("cron reminders", () => {
     expect(store.runs(job.id)).toMatchObject([{ status: "interrupted", attempts: 2 }]);
   });
 
+  it("two processes restarting at once: the retry is claimed once, never a third time", async () => {
+    const { provider, h, scheduler } = setup([{ text: "third time?!" }]);
+    const t0 = Date.now();
+    const job = scheduler.jobs.add(
+      { sessionKey: OWNER_KEY, text: "call mum", at: "in 1 minute", origin: owner },
+      t0,
+    );
+    const store = new CronStore(h.store.db);
+    expect(store.claim(job, undefined, "running", t0 + 60_000)).toBe(true);
+    // Both restarted processes list the interrupted run; the first claims the retry.
+    const seenByA = store.takeInterrupted(t0 + 61_000);
+    const seenByB = store.takeInterrupted(t0 + 61_000);
+    expect(seenByA.map((r) => r.jobId)).toEqual([job.id]);
+    expect(seenByB.map((r) => r.jobId)).toEqual([job.id]);
+    expect(store.claimRetry(job.id, t0 + 60_000, t0 + 61_000)).toBe(true);
+    // A's retry is killed mid-turn too; B, late with its list, must not try a third time.
+    store.takeInterrupted(t0 + 62_000);
+    expect(store.claimRetry(job.id, t0 + 60_000, t0 + 62_000)).toBe(false);
+    await startAt(h, t0 + 63_000);
+    expect(provider.requests).toHaveLength(0);
+    expect(store.runs(job.id)).toMatchObject([{ status: "interrupted", attempts: 2 }]);
+  });
+
   it("an every-job moves on to its next time after each run", async () => {
     const { h, scheduler } = setup([{ text: "one" }, { text: "two" }]);
     const t0 = Date.now();

@@ -155,6 +155,17 @@ describe("HTTP API with a token", () => {
       });
       expect(denied.status).toBe(401);
       expect(await denied.json()).toMatchObject({ error: { code: "HTTP_UNAUTHORIZED" } });
+      // A bearer header with any other value (one character off, or a prefix) is refused too.
+      for (const wrong of ["a-very-long-secret-tokeN", "a-very-long-secret", "x"]) {
+        const guessed = await fetch(`${s.base}/api/chat`, {
+          method: "POST",
+          body: JSON.stringify({ message: "hi" }),
+          headers: { ...JSON_HEADERS, authorization: `Bearer ${wrong}` },
+        });
+        expect(guessed.status).toBe(401);
+        expect(await guessed.json()).toMatchObject({ error: { code: "HTTP_UNAUTHORIZED" } });
+      }
+      expect(s.calls).toHaveLength(0);
       const allowed = await fetch(`${s.base}/api/chat`, {
         method: "POST",
         body: JSON.stringify({ message: "hi" }),
