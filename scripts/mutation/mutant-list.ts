@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 export const AREAS = [
   "channels",
@@ -52,7 +52,7 @@ export const listSchema = z.array(mutantSchema).superRefine((list, ctx) => {
   }
 });
 
-export const DEFAULT_LIST = join(import.meta.dir, "mutants.json");
+export const DEFAULT_LIST = join(import.meta.dirname, "mutants.json");
 
 export function loadMutants(path: string): Mutant[] {
   const parsed = listSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));

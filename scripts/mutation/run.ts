@@ -49,9 +49,11 @@ function usage(message: string): never {
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
-    json: false,
+    // `npm run mutation --json` (without `--`) hands --json to npm, which passes it on as
+    // npm_config_json; honour it so both spellings print JSON.
+    json: process.env.npm_config_json === "true",
     list: DEFAULT_LIST,
-    root: resolve(import.meta.dir, "../.."),
+    root: resolve(import.meta.dirname, "../.."),
     baseline: true,
     timeoutMs: 300_000,
   };
