@@ -3,7 +3,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/index.ts";
 import { messageText } from "../../src/messages/index.ts";
-import { createFakeProvider, type ProviderRequest } from "../../src/providers/index.ts";
+import {
+  createFakeProvider,
+  type FakeProvider,
+  type ProviderRequest,
+} from "../../src/providers/index.ts";
 import { createHarness, expectRepaired, type Harness } from "./agent-harness.ts";
 
 const KEY = "agent:main:cli:direct:owner";
@@ -15,6 +19,19 @@ const lastUserText = (r: ProviderRequest) => {
 };
 
 let harness: Harness | undefined;
+
+/** A 4096-token window with a small reserve: a few long turns cross the threshold. */
+function compactingHarness(provider: FakeProvider, config: Record<string, unknown> = {}): Harness {
+  return createHarness({
+    providers: { fake: provider },
+    engine: "real",
+    config: {
+      models: { primary: "fake", fallbacks: [], providers: {} },
+      context: { reserveTokens: 512, compaction: { keepRecentTokens: 600 } },
+      ...config,
+    },
+  });
+}
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
@@ -46,14 +63,7 @@ describe("threshold compaction in the agent loop", () => {
         return { text: `Noted. ${"The boiler needs service soon. ".repeat(40)}` };
       },
     });
-    harness = createHarness({
-      providers: { fake: provider },
-      engine: "real",
-      config: {
-        models: { primary: "fake", fallbacks: [], providers: {} },
-        context: { reserveTokens: 512, compaction: { keepRecentTokens: 600 } },
-      },
-    });
+    harness = compactingHarness(provider);
     const events: AgentEvent[] = [];
     const replies: string[] = [];
     for (let i = 0; i < 8; i++) {
@@ -98,15 +108,9 @@ describe("threshold compaction in the agent loop", () => {
           ? { text: "Summary: a group member asked about the party." }
           : { text: `Sure. ${"The party is on Saturday evening. ".repeat(40)}` },
     });
-    harness = createHarness({
-      providers: { fake: provider },
-      engine: "real",
-      config: {
-        models: { primary: "fake", fallbacks: [], providers: {} },
-        context: { reserveTokens: 512, compaction: { keepRecentTokens: 600 } },
-        // Granted the file tools, so only the stranger rule itself keeps the flush away.
-        tools: { bySender: { "qq:STRANGER": { strangers: { deny: [] } } } },
-      },
+    // Granted the file tools, so only the stranger rule itself keeps the flush away.
+    harness = compactingHarness(provider, {
+      tools: { bySender: { "qq:STRANGER": { strangers: { deny: [] } } } },
     });
     const key = "agent:main:qq:group:G1";
     for (let i = 0; i < 8; i++) {

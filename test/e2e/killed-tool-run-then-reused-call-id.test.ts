@@ -19,6 +19,7 @@ import {
   type ScriptedServer,
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
+import { openaiProviderConfig } from "../support/openai-provider-fixture.ts";
 import { CLAWBOX_BIN, spawnCli } from "../support/spawn-cli.ts";
 
 let server: ScriptedServer;
@@ -58,14 +59,7 @@ describe("a killed run, then a server that reuses call ids", () => {
         models: {
           primary: "cloud",
           fallbacks: [],
-          providers: {
-            cloud: {
-              kind: "openai",
-              baseUrl: server.url,
-              model: "m",
-              authProfiles: [{ id: "p", apiKey: "sk-test-reused-0001" }],
-            },
-          },
+          providers: { cloud: openaiProviderConfig(server.url, { timeoutMs: 30_000 }) },
         },
         memory: { enabled: false },
       }),

@@ -15,6 +15,23 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The memory_get tool over `workspace`, and a call context for an owner or not. */
+function memoryGetIn(workspace: string, isOwner: boolean) {
+  const [, memoryGet] = createMemoryTools({
+    workspace,
+    search: async () => ({ mode: "keyword", results: [], embedMs: 0, searchMs: 0 }),
+  });
+  if (!memoryGet) throw new Error("memory_get missing");
+  const ctx = {
+    sessionId: "s",
+    sessionKey: "k",
+    isOwner,
+    workspace,
+    signal: new AbortController().signal,
+  };
+  return { memoryGet, ctx };
+}
+
 describe("memory_get", () => {
   it("refuses a memory file that links outside the workspace", async () => {
     const dir = mkdtempSync(join(tmpdir(), "clawbox-memget-"));
@@ -25,18 +42,7 @@ describe("memory_get", () => {
     writeFileSync(join(workspace, "memory", "2026-01-01.md"), "# Notes\nplumber on monday\n");
     symlinkSync(join(dir, "secret.txt"), join(workspace, "memory", "leak.md"));
     symlinkSync(join(dir, "secret.txt"), join(workspace, "MEMORY.md"));
-    const [, memoryGet] = createMemoryTools({
-      workspace,
-      search: async () => ({ mode: "keyword", results: [], embedMs: 0, searchMs: 0 }),
-    });
-    if (!memoryGet) throw new Error("memory_get missing");
-    const ctx = {
-      sessionId: "s",
-      sessionKey: "k",
-      isOwner: true,
-      workspace,
-      signal: new AbortController().signal,
-    };
+    const { memoryGet, ctx } = memoryGetIn(workspace, true);
     for (const path of ["memory/leak.md", "MEMORY.md"]) {
       const out = await memoryGet.execute({ path }, ctx);
       const text = out.content.map((c) => ("text" in c ? c.text : "")).join("");
@@ -56,18 +62,7 @@ describe("memory_get", () => {
     writeFileSync(join(workspace, "USER.md"), "# User\nprivate: bank at 9\n");
     writeFileSync(join(workspace, "notes.md"), "private: bank at 9\n");
     writeFileSync(join(workspace, ".clawbox", "workspace-state.json"), '{"private":"bank at 9"}');
-    const [, memoryGet] = createMemoryTools({
-      workspace,
-      search: async () => ({ mode: "keyword", results: [], embedMs: 0, searchMs: 0 }),
-    });
-    if (!memoryGet) throw new Error("memory_get missing");
-    const ctx = {
-      sessionId: "s",
-      sessionKey: "k",
-      isOwner: false,
-      workspace,
-      signal: new AbortController().signal,
-    };
+    const { memoryGet, ctx } = memoryGetIn(workspace, false);
     for (const path of ["USER.md", "notes.md", ".clawbox/workspace-state.json"]) {
       const out = await memoryGet.execute({ path }, ctx);
       const text = out.content.map((c) => ("text" in c ? c.text : "")).join("");
