@@ -44,17 +44,16 @@ export function missingModelHint(modelsDir: string = homedir(), manifestPath?: s
 /**
  * The line `clawbox run` prints after its console link when chat cannot work yet (the
  * primary model is local and has no file, or its file is gone): the console's Models
- * page and the command. Undefined when there is nothing to fix.
+ * page and the command. Undefined when there is nothing to fix. Cheap (no manifest read):
+ * it runs at every start.
  */
 export function noModelNotice(
   primary: { kind: string; path?: string | undefined } | undefined,
-  modelsDir: string,
 ): string | undefined {
   if (primary?.kind !== "local") return undefined;
   const page = "the console's Models page (open the link above, then Models)";
   if (!primary.path) {
-    const command = missingModelPullCommand(modelsDir);
-    return `no chat model yet: pull one on ${page}${command ? `, or run: ${command}` : ""}`;
+    return `no chat model yet: pull one on ${page}, or run: clawbox models pull --recommended`;
   }
   if (existsSync(primary.path)) return undefined;
   return `the local model file ${primary.path} is missing: choose a model on ${page}, or run: clawbox models use NAME`;

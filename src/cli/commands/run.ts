@@ -188,17 +188,13 @@ export const runCommand: Command = {
     const address = listenUrl(host, server.port ?? port);
     // One line, on stdout (the journal gets it once).
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
-    const notice = noModelNotice(
-      config.models.providers[config.models.primary],
-      runtime.paths.modelsDir,
-    );
-    if (notice) ctx.stdout.write(`${notice}\n`);
     runtime.notifier.ready(`listening on ${address}`);
     // After READY: a one-time link for this machine's browser (valid 10 minutes once;
     // `clawbox console url` makes more).
     const link = loginLink(consoleLinkBase(host, server.port ?? port), issueTicket(login.secret));
-    ctx.stdout.write(`console: open ${link}
-`);
+    ctx.stdout.write(`console: open ${link}\n`);
+    const notice = noModelNotice(config.models.providers[config.models.primary]);
+    if (notice) ctx.stdout.write(`${notice}\n`);
     // Reminders for Home Assistant (an owner) go out as MQTT events once the bridge runs.
     runtime.scheduler.start(runtime.agent, {
       mqtt: { send: async (_target, text) => live.mqtt()?.notify(text) ?? false },
