@@ -1,9 +1,10 @@
 /**
  * Attack 10 of issue 23: a command the service runs reads the service's environment
  * through `/proc/$PPID/environ` (any secret passed by environment, e.g. CLAWBOX_TOKEN).
- * A real `clawbox run` as an unprivileged user (uid 65534 through setpriv: root could
- * read any process's environ whatever the service did) gets CLAWBOX_TOKEN from its
- * environment; the owner's turn (bearer token) runs `exec` with exactly that command.
+ * A real `clawbox run` as an unprivileged user (uid 65534 through setpriv, or root with
+ * every capability dropped when uid 65534 cannot reach the checkout: a root with
+ * CAP_SYS_PTRACE reads any process's environ whatever the service did) gets
+ * CLAWBOX_TOKEN from its environment; the owner's turn (bearer token) runs `exec` with exactly that command.
  * The tool result the model receives holds "Permission denied", never the token.
  */
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -16,11 +17,17 @@ import {
   type ScriptedServer,
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
-import { asLocalUser, CAN_DROP_TO_LOCAL_USER, LOCAL_USER_UID } from "../support/local-user.ts";
+import {
+  asUnprivilegedService,
+  CAN_DROP_TO_LOCAL_USER,
+  LOCAL_USER_UID,
+} from "../support/local-user.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
 
 const TOKEN = "env-token-must-stay-secret-0123456789";
+
+if (!CAN_DROP_TO_LOCAL_USER) console.warn("service environment test skipped: setpriv is absent");
 
 describe.skipIf(!CAN_DROP_TO_LOCAL_USER)(
   "the service's environment (real clawbox run as uid 65534)",
@@ -41,13 +48,15 @@ describe.skipIf(!CAN_DROP_TO_LOCAL_USER)(
           },
         }),
       );
-      if (process.getuid?.() === 0) chownSync(home, LOCAL_USER_UID, LOCAL_USER_UID);
-      if (process.getuid?.() === 0)
+      const service = asUnprivilegedService(CLAWBOX_BIN, ["run"]);
+      if (service.uid === LOCAL_USER_UID) {
+        chownSync(home, LOCAL_USER_UID, LOCAL_USER_UID);
         chownSync(join(home, "clawbox.json"), LOCAL_USER_UID, LOCAL_USER_UID);
+      }
       box = await startService(
         ["--port", "0"],
         { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "", CLAWBOX_TOKEN: TOKEN, HOME: home },
-        asLocalUser([CLAWBOX_BIN, "run"]),
+        service.argv,
       );
     }, 90_000);
 

@@ -5,7 +5,7 @@
  * unprivileged the command runs as is. Without setpriv as root the command runs as root
  * and a warning says so: the network attacks stay the same, file-permission checks don't.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
 const SETPRIV = "/usr/bin/setpriv";
@@ -74,4 +74,37 @@ export async function curlAsLocalUser(args: string[]): Promise<{ status: number;
   const match = /\nHTTP (\d{3})$/.exec(run.stdout);
   if (!match) throw new Error(`curl failed: ${run.stderr || run.stdout}`);
   return { status: Number(match[1]), body: run.stdout.slice(0, match.index) };
+}
+
+/**
+ * Whether the local user can run `bin` (a checkout under a 0700 home, such as /root,
+ * is out of its reach); with the reason when not.
+ */
+export function localUserCanRun(bin: string): { ok: true } | { ok: false; reason: string } {
+  const [cmd, ...args] = asLocalUser(["sh", "-c", 'test -x "$1" && test -r "$1"', "sh", bin]) as [
+    string,
+    ...string[],
+  ];
+  const result = spawnSync(cmd, args, { cwd: "/" });
+  return result.status === 0
+    ? { ok: true }
+    : {
+        ok: false,
+        reason: `uid ${LOCAL_USER_UID} cannot run ${bin} (a parent folder is closed to it)`,
+      };
+}
+
+/**
+ * argv that runs a service the way an unprivileged service runs: as uid 65534 when that
+ * user can reach `bin`, else as root with every capability dropped (no CAP_SYS_PTRACE,
+ * no CAP_DAC_*), which /proc judges like any other user for its own processes.
+ */
+export function asUnprivilegedService(
+  bin: string,
+  args: string[],
+): { argv: string[]; uid: number | undefined } {
+  if (!isRoot) return { argv: [bin, ...args], uid: process.getuid?.() };
+  if (process.env.CLAWBOX_TEST_SERVICE_AS !== "root-without-caps" && localUserCanRun(bin).ok)
+    return { argv: asLocalUser([bin, ...args]), uid: LOCAL_USER_UID };
+  return { argv: [SETPRIV, "--bounding-set=-all", "--inh-caps=-all", bin, ...args], uid: 0 };
 }
