@@ -71,6 +71,8 @@ export function discoveryEntities(input: DiscoveryInput): DiscoveryEntity[] {
   return [
     entity("text", "prompt", "Prompt", {
       command_topic: topics.prompt,
+      // QoS 1: the broker keeps a prompt for the box's persistent session while it is away.
+      qos: 1,
       mode: "text",
       min: 0,
       max: HA_STATE_MAX,
@@ -90,6 +92,8 @@ export function discoveryEntities(input: DiscoveryInput): DiscoveryEntity[] {
     }),
     entity("event", "reply", "Reply", {
       state_topic: topics.event,
+      // Replies are published at QoS 2, exactly once to the broker (reply-store.ts).
+      qos: 2,
       event_types: [...EVENT_TYPES],
       icon: "mdi:message-flash",
     }),

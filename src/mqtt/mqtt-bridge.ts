@@ -5,14 +5,19 @@
  * listed in `agent.owners`); the agent queues them per session. The model select picks
  * only local models unless that sender is an owner. Guarantees: `start`
  * returns before the broker answers and never throws; a bad payload gets an `error`
- * event, never an exception; no secret is published or logged.
+ * event, never an exception; no secret is published or logged. A prompt the broker saw
+ * acknowledged is answered exactly once, across crashes and power cuts: it is stored
+ * before its PUBACK (prompt-inbox.ts), the session is persistent, and its reply event
+ * goes out at QoS 2 from a durable store (reply-store.ts).
  */
+import { Database } from "bun:sqlite";
 import type { MqttClient } from "mqtt";
 import type { Agent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import { toClawboxError } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
 import { createSessionResolver, MQTT_SENDER, type SessionResolver } from "../sessions/index.ts";
+import { MIGRATIONS } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
 import { isOwner } from "../tools/index.ts";
 import { type ConnectionState, type MqttBridgeStatus, writeStatusFile } from "./bridge-status.ts";
@@ -24,12 +29,17 @@ import {
   HA_STATE_MAX,
 } from "./discovery.ts";
 import { type Backoff, DEFAULT_BACKOFF, openConnection } from "./mqtt-connection.ts";
+import { PromptInbox, type StoredPrompt } from "./prompt-inbox.ts";
 import { parsePromptPayload } from "./prompt-payload.ts";
+import { ReplyStore, reservingIdProvider } from "./reply-store.ts";
 import { displayUrl, topicLayout } from "./topic-layout.ts";
 
 /** Who Home Assistant is to the agent: put this id in `agent.owners` to trust it. */
 export const MQTT_SENDER_ID = MQTT_SENDER;
-/** Prompts waiting or running at once; more get an error event instead of piling up. */
+/**
+ * Turns running at once. Stored prompts beyond it wait in the inbox (not in memory) and
+ * start in order as turns finish; button presses beyond it get an error event.
+ */
 export const MAX_PENDING_TURNS = 16;
 
 export interface MqttBridgeDeps {
@@ -44,6 +54,18 @@ export interface MqttBridgeDeps {
   /** For the default node id (default: os.hostname()). */
   hostname?: string;
   backoff?: Backoff;
+  /**
+   * The box's database: prompts and replies in flight survive a restart there. Unit tests
+   * may leave it out (a private in-memory database: nothing survives).
+   */
+  db?: Database;
+}
+
+/** The two tables the bridge keeps state in, in a private in-memory database. */
+function memoryDatabase(): Database {
+  const db = new Database(":memory:");
+  for (const m of MIGRATIONS) if (m.version === 400 || m.version === 440) db.run(m.sql);
+  return db;
 }
 
 export interface MqttBridge {
@@ -65,6 +87,8 @@ interface TurnOrigin {
   id?: string;
   /** Set for button presses: "new_session" | "compact". */
   command?: string;
+  /** The stored prompt this turn answers (its event goes out exactly once). */
+  inboxId?: number;
 }
 
 /** At most 255 characters (code points, as Home Assistant counts). */
@@ -106,6 +130,11 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
   const entities = discoveryEntities({ topics, version: deps.version, modelIds });
   const current = new Set(entities.map((e) => e.topic));
   const running = new Set<Promise<void>>();
+  const db = deps.db ?? memoryDatabase();
+  const inbox = new PromptInbox(db);
+  const replies = new ReplyStore(db, topics.event, (id) => inbox.setState(id, "answered"));
+  /** Stored prompts not started yet, oldest first. */
+  const waiting: StoredPrompt[] = [];
   let client: MqttClient | undefined;
   let closing = false;
   let lastStatus: BridgeStatus = "idle";
@@ -168,18 +197,37 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
     save();
   };
 
-  const sendError = (reason: string, origin: TurnOrigin, sessionKey?: string) => {
-    publishJson(topics.event, {
-      event_type: "error",
-      text: reason,
-      ...(origin.id !== undefined ? { id: origin.id } : {}),
-      ...(origin.command ? { command: origin.command } : {}),
-      ...(sessionKey ? { session_key: sessionKey } : {}),
+  /** The event answering a turn: exactly once (QoS 2, durable) for a stored prompt. */
+  const publishEvent = (event: Record<string, unknown>, origin: TurnOrigin) => {
+    const payload = JSON.stringify(event);
+    if (origin.inboxId === undefined) {
+      publish(topics.event, payload);
+      return;
+    }
+    // Not published while closing: the prompt stays `received` and is answered after the
+    // restart. Once stored, the reply goes out even if the broker is away right now.
+    if (!client || closing) return;
+    replies.expect(payload, origin.inboxId);
+    client.publish(topics.event, payload, { qos: 2 }, (error) => {
+      if (error) logger.warn("reply event not confirmed yet", { error: error.message });
     });
   };
 
+  const sendError = (reason: string, origin: TurnOrigin, sessionKey?: string) => {
+    publishEvent(
+      {
+        event_type: "error",
+        text: reason,
+        ...(origin.id !== undefined ? { id: origin.id } : {}),
+        ...(origin.command ? { command: origin.command } : {}),
+        ...(sessionKey ? { session_key: sessionKey } : {}),
+      },
+      origin,
+    );
+  };
+
   const runTurn = (text: string, sessionKey: string, origin: TurnOrigin) => {
-    if (running.size >= MAX_PENDING_TURNS) {
+    if (origin.inboxId === undefined && running.size >= MAX_PENDING_TURNS) {
       state.prompts.rejected++;
       sendError(
         `${MAX_PENDING_TURNS} prompts are already waiting; this one was dropped. Try again when the box is idle.`,
@@ -212,12 +260,15 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       }
       state.prompts.replied++;
       lastStatus = "idle";
-      publishJson(topics.event, {
-        event_type: "reply",
-        text: result.reply,
-        ...common,
-        ...(result.silent ? { silent: true } : {}),
-      });
+      publishEvent(
+        {
+          event_type: "reply",
+          text: result.reply,
+          ...common,
+          ...(result.silent ? { silent: true } : {}),
+        },
+        origin,
+      );
       if (result.silent) return;
       publish(topics.reply, truncateState(result.reply), true);
       const at = new Date().toISOString();
@@ -233,6 +284,7 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       })
       .finally(() => {
         running.delete(turn);
+        pump();
         publishStates();
         save();
       });
@@ -241,18 +293,55 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
     save();
   };
 
-  const onPrompt = (payload: Buffer) => {
-    state.prompts.received++;
+  const sessionKeyOf = (session: string | undefined) =>
+    session ? sessions.resolve(session, "mqtt") : defaultSession;
+
+  /** Starts stored prompts, in order, while fewer than MAX_PENDING_TURNS run. */
+  const pump = () => {
+    while (!closing && running.size < MAX_PENDING_TURNS) {
+      const next = waiting.shift();
+      if (!next) return;
+      runTurn(next.text, sessionKeyOf(next.session), {
+        inboxId: next.id,
+        ...(next.promptId !== undefined ? { id: next.promptId } : {}),
+      });
+    }
+  };
+
+  /** Runs before the PUBACK: the prompt is stored (or known) when the broker forgets it. */
+  const onPrompt = (payload: Buffer, packet: { messageId?: number; dup: boolean }) => {
     const parsed = parsePromptPayload(payload);
     if (!parsed.ok) {
+      state.prompts.received++;
       state.prompts.rejected++;
       logger.warn("MQTT prompt rejected", { reason: parsed.reason });
       sendError(parsed.reason, parsed.id !== undefined ? { id: parsed.id } : {});
       save();
       return;
     }
-    const sessionKey = parsed.session ? sessions.resolve(parsed.session, "mqtt") : defaultSession;
-    runTurn(parsed.prompt, sessionKey, parsed.id !== undefined ? { id: parsed.id } : {});
+    const recorded = inbox.record({
+      ...(packet.messageId !== undefined ? { packetId: packet.messageId } : {}),
+      dup: packet.dup,
+      payload,
+      text: parsed.prompt,
+      ...(parsed.session ? { session: parsed.session } : {}),
+      ...(parsed.id !== undefined ? { promptId: parsed.id } : {}),
+    });
+    if (!recorded.stored) {
+      logger.debug("the broker sent a stored prompt again; not answered twice", {
+        packetId: packet.messageId,
+      });
+      return;
+    }
+    state.prompts.received++;
+    waiting.push({
+      id: recorded.id,
+      text: parsed.prompt,
+      receivedAt: Date.now(),
+      ...(parsed.session ? { session: parsed.session } : {}),
+      ...(parsed.id !== undefined ? { promptId: parsed.id } : {}),
+    });
+    pump();
   };
 
   /**
@@ -298,10 +387,14 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
     save();
   };
 
-  const onMessage = (topic: string, payload: Buffer) => {
+  const onMessage = (
+    topic: string,
+    payload: Buffer,
+    packet: { messageId?: number; dup: boolean },
+  ) => {
     state.lastMessageAt = Date.now();
     try {
-      if (topic === topics.prompt) onPrompt(payload);
+      if (topic === topics.prompt) onPrompt(payload, packet);
       else if (topic === topics.newSession)
         runTurn("/new", defaultSession, { command: "new_session" });
       else if (topic === topics.compact)
@@ -354,7 +447,18 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
           availabilityTopic: topics.availability,
           backoff: deps.backoff ?? DEFAULT_BACKOFF,
           handlers: { onConnect, onState: setState, onMessage },
+          session: {
+            outgoingStore: replies.store(),
+            messageIdProvider: (unique) => reservingIdProvider(unique, replies.reserved),
+          },
         });
+        // Prompts a crash left stored but unanswered, in the order they came.
+        const left = inbox.unanswered();
+        if (left.length > 0) {
+          logger.info("answering prompts left from before a restart", { prompts: left.length });
+          waiting.unshift(...left);
+          pump();
+        }
         if (closing) await client.endAsync(true);
       } catch (error) {
         setState("disconnected", toClawboxError(error).message);

@@ -6,7 +6,10 @@
  * `onState`, never thrown: a broker that is down must not stop the box.
  */
 import { readFileSync } from "node:fs";
-import type { IClientOptions, MqttClient } from "mqtt";
+import type { IClientOptions, IStore, MqttClient } from "mqtt";
+
+type IMessageIdProvider = NonNullable<IClientOptions["messageIdProvider"]>;
+
 import type { MqttConfig } from "../config/index.ts";
 import { clockHint } from "../system/index.ts";
 import { displayUrl } from "./topic-layout.ts";
@@ -21,7 +24,17 @@ export const DEFAULT_BACKOFF: Backoff = { initialMs: 1000, maxMs: 60_000 };
 export interface ConnectionHandlers {
   onConnect(): void;
   onState(state: "reconnecting" | "disconnected", error?: string): void;
-  onMessage(topic: string, payload: Buffer): void;
+  /**
+   * Runs synchronously before mqtt.js acknowledges the message (PUBACK), so what it
+   * stores in SQLite is stored before the broker forgets the message.
+   */
+  onMessage(topic: string, payload: Buffer, packet: { messageId?: number; dup: boolean }): void;
+}
+
+/** The session kept across restarts: the outgoing store and its packet-id reservations. */
+export interface DurableSession {
+  outgoingStore: IStore;
+  messageIdProvider(unique: IMessageIdProvider): IMessageIdProvider;
 }
 
 export interface ConnectionInput {
@@ -30,6 +43,7 @@ export interface ConnectionInput {
   availabilityTopic: string;
   backoff: Backoff;
   handlers: ConnectionHandlers;
+  session: DurableSession;
 }
 
 /** Error text without the broker's credentials (mqtt.js may echo the URL). */
@@ -88,9 +102,14 @@ export async function createMqttClient(
 }
 
 export async function openConnection(input: ConnectionInput): Promise<MqttClient> {
+  const { UniqueMessageIdProvider } = await import("mqtt");
   const client = await createMqttClient(input.config, {
     clientId: input.clientId,
-    clean: true,
+    // A persistent session: the broker keeps prompts (QoS 1) sent while the box is down
+    // or restarting, and the QoS 2 packet ids of replies in flight (reply-store.ts).
+    clean: false,
+    outgoingStore: input.session.outgoingStore,
+    messageIdProvider: input.session.messageIdProvider(new UniqueMessageIdProvider()),
     keepalive: 30,
     connectTimeout: 10_000,
     reconnectPeriod: input.backoff.initialMs,
@@ -118,6 +137,8 @@ export async function openConnection(input: ConnectionInput): Promise<MqttClient
   client.on("close", () => {
     if (!client.disconnecting) input.handlers.onState("disconnected", lastError);
   });
-  client.on("message", (topic, payload) => input.handlers.onMessage(topic, payload));
+  client.on("message", (topic, payload, packet) =>
+    input.handlers.onMessage(topic, payload, { messageId: packet.messageId, dup: packet.dup }),
+  );
   return client;
 }

@@ -94,25 +94,26 @@ export function writeRunHome(model: ScriptedServer, channels: Record<string, unk
   const home = mkdtempSync(join(tmpdir(), "clawbox-channel-run-"));
   writeFileSync(
     join(home, "clawbox.json"),
-    JSON.stringify({
-      models: {
-        primary: "cloud",
-        fallbacks: [],
-        providers: {
-          cloud: {
-            kind: "openai",
-            baseUrl: `${model.url}/v1`,
-            model: "fake",
-            authProfiles: [{ id: "k", apiKey: "sk-test-key-000000" }],
-            timeoutMs: 60_000,
-          },
-        },
-      },
-      memory: { enabled: false },
-      channels,
-    }),
+    JSON.stringify({ models: fakeModelsSection(model.url), memory: { enabled: false }, channels }),
   );
   return home;
+}
+
+/** `models` of a clawbox.json whose only model is the fake OpenAI server at `url`. */
+export function fakeModelsSection(url: string): Record<string, unknown> {
+  return {
+    primary: "cloud",
+    fallbacks: [],
+    providers: {
+      cloud: {
+        kind: "openai",
+        baseUrl: `${url}/v1`,
+        model: "fake",
+        authProfiles: [{ id: "k", apiKey: "sk-test-key-000000" }],
+        timeoutMs: 60_000,
+      },
+    },
+  };
 }
 
 /** SIGKILLs the process and waits until it is gone. */

@@ -292,20 +292,29 @@ describe("MQTT bridge for Home Assistant (aedes broker)", () => {
     expect(userTexts(harness, "agent:main:mqtt:direct:home-assistant")).toHaveLength(3);
   });
 
-  it("drops prompts beyond the waiting limit with an error event", async () => {
-    const { probe, topics } = await setup({ hang: true });
+  it("keeps prompts beyond the running limit stored and answers every one, none dropped", async () => {
+    const { probe, topics } = await setup({ delayMs: 50 });
     const since = probe.messages.length;
-    for (let n = 1; n <= MAX_PENDING_TURNS + 1; n++) {
-      await probe.publish(topics.prompt, JSON.stringify({ prompt: `p${n}`, id: `${n}` }));
+    const total = MAX_PENDING_TURNS + 4;
+    for (let n = 1; n <= total; n++) {
+      await probe.publish(
+        topics.prompt,
+        JSON.stringify({ prompt: `p${n}`, id: `${n}`, session: `s${n}` }),
+      );
     }
-    const dropped = await probe.waitFor((m) => m.topic === topics.event, { since });
-    expect(probe.json(dropped)).toMatchObject({
-      event_type: "error",
-      id: `${MAX_PENDING_TURNS + 1}`,
-    });
-    expect(String(probe.json(dropped).text)).toContain(
-      `${MAX_PENDING_TURNS} prompts are already waiting`,
-    );
+    const events = () =>
+      probe.messages
+        .slice(since)
+        .filter((m) => m.topic === topics.event)
+        .map((m) => probe.json(m));
+    const deadline = Date.now() + 30_000;
+    while (events().length < total && Date.now() < deadline) await Bun.sleep(50);
+    expect(events().filter((e) => e.event_type === "error")).toEqual([]);
+    expect(
+      events()
+        .map((e) => e.id)
+        .sort((a, b) => Number(a) - Number(b)),
+    ).toEqual(Array.from({ length: total }, (_, i) => `${i + 1}`));
   });
 
   it("starts a new session and compacts on button presses", async () => {

@@ -34,6 +34,7 @@ async function startMqtt(runtime: Runtime, home: string) {
     logger: runtime.logger.child("mqtt"),
     version: VERSION,
     statusFile: statusFilePath(home),
+    db: runtime.store.db,
   });
   void bridge.start();
   return bridge;

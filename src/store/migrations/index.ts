@@ -7,6 +7,7 @@ import { memoryKeywordWords } from "./0301-memory-keyword-words.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
 import { pairing } from "./0410-pairing.ts";
 import { scheduler } from "./0430-scheduler.ts";
+import { mqttOutgoing } from "./0440-mqtt-outgoing.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   channelsInboxOutbox,
   pairing,
   scheduler,
+  mqttOutgoing,
 ];
