@@ -68,7 +68,9 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
   const sessions = ctx.sessions();
   // Created, not started: `run` starts indexing, the watcher and dreaming after READY;
   // `chat` never does (a search brings the index up to date itself).
-  const memory = config.memory.enabled ? createMemory({ config, store, paths, logger }) : undefined;
+  const memory = config.memory.enabled
+    ? createMemory({ config, store, paths, logger, sessions })
+    : undefined;
   const scheduler = createScheduler({
     config,
     store,

@@ -44,6 +44,11 @@ export interface MemorySearchResponse {
 export interface SearchOptions {
   maxResults?: number;
   minScore?: number;
+  /**
+   * Which indexed paths the asker may see (transcript search shows a sender only their
+   * own sessions); default all. Applied before ranking, so hidden chunks take no slot.
+   */
+  visiblePath?: (path: string) => boolean;
   /** Precomputed query vector (benchmarks; skips the model call). */
   queryVector?: Float32Array;
   now?: number;
@@ -108,12 +113,14 @@ export async function hybridSearch(
        FROM json_each(?) j CROSS JOIN memory_chunks c ON c.rowid = j.value`,
     )
     .all(JSON.stringify(ids)) as ChunkRow[];
+  const visible = options.visiblePath;
+  const shown = visible ? rows.filter((row) => visible(row.path)) : rows;
   const vecOf = db.query("SELECT embedding FROM memory_chunk_vectors WHERE rowid = ?");
   const now = options.now ?? Date.now();
   const vw = useVectors ? settings.vectorWeight : 0;
   const tw = settings.textWeight;
   const norm = vw + tw > 0 ? vw + tw : 1;
-  const scored = rows.map((row) => {
+  const scored = shown.map((row) => {
     const v = vector.get(row.rowid);
     const t = text.get(row.rowid) ?? 0;
     let score = (vw * Math.max(0, v ?? 0) + tw * t) / norm;

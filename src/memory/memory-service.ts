@@ -6,6 +6,7 @@
  */
 import type { ClawboxConfig } from "../config/index.ts";
 import { installedModelDir, pullCommand, readInstalledModel } from "../models/index.ts";
+import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
@@ -35,6 +36,8 @@ export interface MemoryDeps {
   logger: Logger;
   /** Use this embedder instead of loading the configured model (tests, benchmarks); null = keyword-only. */
   embedder?: Embedder | null;
+  /** Who each session belongs to (transcript search); default: built from `config.agent`. */
+  sessions?: SessionResolver;
 }
 
 export interface MemoryStatus {
@@ -63,7 +66,12 @@ export interface MemoryService {
   index(options?: { force?: boolean }): Promise<IndexStats>;
   search(
     query: string,
-    options?: SearchOptions & { sessionKey?: string },
+    /**
+     * `principal`: the asker ("owner", a stranger's sender id, a group); transcript hits
+     * are then only from that principal's sessions. Absent: every session (the owner's
+     * own `clawbox memory search`).
+     */
+    options?: SearchOptions & { sessionKey?: string; principal?: string },
   ): Promise<MemorySearchResponse>;
   status(): Promise<MemoryStatus>;
   dream(now?: number): Promise<DreamReport>;
@@ -78,6 +86,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
   const workspace = deps.paths.workspace;
   const db = deps.store.db;
   const logger = deps.logger.child("memory");
+  const sessions = deps.sessions ?? createSessionResolver(deps.config.agent);
   const recalls = new RecallLog(db, logger);
   const vectorsUnavailable = deps.store.vecVersion
     ? undefined
@@ -185,6 +194,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
       }
     }
     const { embedder, reason } = await resolveEmbedder();
+    const { principal } = options;
     const response = await hybridSearch(
       {
         db,
@@ -193,11 +203,18 @@ export function createMemory(deps: MemoryDeps): MemoryService {
         vectorsUnavailable: embedder ? vectorsUnavailable : reason,
       },
       query,
-      options,
+      principal === undefined ? options : { ...options, visiblePath: ownSessions(principal) },
     );
     if (settings.sessions.enabled) describeSessionHits(response);
     recalls.record(query, response, options.sessionKey);
     return response;
+  };
+
+  /** Memory files, and the transcripts of the sessions that belong to `principal`. */
+  const ownSessions = (principal: string) => (path: string) => {
+    if (!path.startsWith(SESSION_PATH_PREFIX)) return true;
+    const session = deps.store.sessions.byKey(path.slice(SESSION_PATH_PREFIX.length));
+    return session !== undefined && sessions.principalOfSession(session) === principal;
   };
 
   /** Incremental: only sessions whose transcript changed since the last call are read. */

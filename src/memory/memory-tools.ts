@@ -15,7 +15,7 @@ export interface MemoryToolDeps {
   workspace: string;
   search(
     query: string,
-    options?: SearchOptions & { sessionKey?: string },
+    options?: SearchOptions & { sessionKey?: string; principal?: string },
   ): Promise<MemorySearchResponse>;
 }
 
@@ -71,6 +71,8 @@ export function createMemoryTools(deps: MemoryToolDeps): AgentTool[] {
           ...(parsed.data.maxResults !== undefined ? { maxResults: parsed.data.maxResults } : {}),
           ...(parsed.data.minScore !== undefined ? { minScore: parsed.data.minScore } : {}),
           sessionKey: ctx.sessionKey,
+          // Transcripts of the asker's own sessions only (SPEC §9a).
+          principal: ctx.principal ?? ctx.senderId ?? "anonymous",
         });
         const body = {
           mode: response.mode,

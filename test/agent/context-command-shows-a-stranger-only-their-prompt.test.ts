@@ -1,0 +1,65 @@
+/**
+ * Issue 22: `/context detail` sent by a stranger listed USER.md and MEMORY.md with their
+ * sizes and destination `system` (they are never in a stranger's prompt) and absolute
+ * workspace and skill paths. Now the report is of that stranger's prompt, with paths
+ * relative to the workspace; the owner's report is unchanged. The real agent and context
+ * engine over a seeded workspace and a skill outside it.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFakeProvider } from "../../src/providers/index.ts";
+import { seedWorkspace } from "../../src/workspace/index.ts";
+import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** A path-like token that starts at the root ("/home/…"), as a stranger must never see. */
+const ABSOLUTE = /(^|[\s(:"'])\/[A-Za-z0-9._-]+\//m;
+
+describe("/context from a stranger", () => {
+  it("reports the stranger's own prompt: no USER.md or MEMORY.md, no absolute paths", async () => {
+    harness = createHarness({
+      providers: { fake: createFakeProvider({ script: () => ({ text: "ok" }) }) },
+      engine: "real",
+    });
+    const h = harness;
+    seedWorkspace(h.paths.workspace);
+    writeFileSync(join(h.paths.workspace, "USER.md"), "# USER\n\nThe owner is Ada.\n");
+    writeFileSync(join(h.paths.workspace, "MEMORY.md"), "# MEMORY\n\n- The door code is 4711.\n");
+    const skill = join(h.paths.workspace, "skills", "weather");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(
+      join(skill, "SKILL.md"),
+      "---\nname: weather\ndescription: Tell the weather.\n---\n\nUse the forecast.\n",
+    );
+
+    const owner = await h.agent.chat(ownerRequest("/context detail"));
+    expect(owner.reply).toContain("USER.md");
+    expect(owner.reply).toContain("MEMORY.md");
+    expect(owner.reply).toContain(h.paths.workspace);
+
+    for (const stranger of [
+      { sessionKey: "agent:main:qq:direct:S1", chatType: "direct" as const },
+      { sessionKey: "agent:main:qq:group:G1", chatType: "group" as const, groupId: "G1" },
+    ]) {
+      const result = await h.agent.chat({
+        ...stranger,
+        text: "/context detail",
+        channel: "qq",
+        senderId: "qq:S1",
+      });
+      expect(result.error).toBeUndefined();
+      expect(result.reply).toContain("AGENTS.md");
+      expect(result.reply).not.toContain("USER.md");
+      expect(result.reply).not.toContain("MEMORY.md");
+      expect(result.reply).not.toContain(h.paths.workspace);
+      expect(result.reply).not.toMatch(ABSOLUTE);
+      expect(result.reply).toContain("weather");
+    }
+  });
+});

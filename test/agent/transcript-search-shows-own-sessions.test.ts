@@ -1,0 +1,80 @@
+/**
+ * Issue 22: with session transcripts indexed (`memory.sessions.enabled`), a stranger
+ * granted `group:memory` searched and got snippets of the owner's console session. Now
+ * `memory_search` returns transcript hits of the asking principal's own sessions only,
+ * whoever asks: the stranger sees theirs, the owner sees the owner's. The real agent,
+ * context engine, memory service (keyword search) and SQLite store; the model is
+ * scripted to call `memory_search`.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemory } from "../../src/memory/index.ts";
+import type { ToolResultMessage } from "../../src/messages/index.ts";
+import { createFakeProvider } from "../../src/providers/index.ts";
+import { silentLogger } from "../../src/system/index.ts";
+import { createHarness, type Harness } from "./agent-harness.ts";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const OWNER_WEB = "agent:main:web:direct:owner";
+const STRANGER = "agent:main:qq:direct:S1";
+
+const resultText = (r: ToolResultMessage) =>
+  r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+
+describe("memory_search over session transcripts", () => {
+  it("shows each asker only the transcripts of their own sessions", async () => {
+    const fake = createFakeProvider({
+      script: (request) => {
+        const last = request.messages.at(-1);
+        const text = JSON.stringify(last?.content ?? "");
+        if (last?.role === "toolResult") return { text: "done" };
+        if (text.includes("search please"))
+          return {
+            toolCalls: [
+              { name: "memory_search", arguments: { query: "router password" } },
+              { name: "memory_search", arguments: { query: "purple bicycle" } },
+            ],
+          };
+        if (text.includes("router")) return { text: "The router password is ZEBRA-OWNER-42." };
+        return { text: "Your purple bicycle is in the shed." };
+      },
+    });
+    harness = createHarness({
+      providers: { fake },
+      engine: "real",
+      config: {
+        memory: { sessions: { enabled: true } },
+        // The stranger is granted everything a stranger can be granted, memory included.
+        tools: { bySender: { "qq:S1": { strangers: { deny: [] } } } },
+      },
+      tools: ({ store, paths, config }) =>
+        createMemory({ store, paths, config, logger: silentLogger, embedder: null }).tools,
+    });
+    const h = harness;
+    const stranger = { channel: "qq", senderId: "qq:S1", chatType: "direct" as const };
+    const owner = { channel: "web", senderId: "cli", chatType: "direct" as const };
+    await h.agent.chat({ ...owner, sessionKey: OWNER_WEB, text: "what is the router password?" });
+    await h.agent.chat({ ...stranger, sessionKey: STRANGER, text: "where is my purple bicycle?" });
+
+    await h.agent.chat({ ...stranger, sessionKey: STRANGER, text: "search please" });
+    const strangerHits = h
+      .messages(STRANGER)
+      .filter((m): m is ToolResultMessage => m.role === "toolResult")
+      .map(resultText);
+    expect(strangerHits).toHaveLength(2);
+    expect(strangerHits.join("\n")).not.toContain("ZEBRA-OWNER-42");
+    expect(strangerHits[1]).toContain("purple bicycle");
+
+    await h.agent.chat({ ...owner, sessionKey: OWNER_WEB, text: "search please" });
+    const ownerHits = h
+      .messages(OWNER_WEB)
+      .filter((m): m is ToolResultMessage => m.role === "toolResult")
+      .map(resultText);
+    expect(ownerHits[0]).toContain("ZEBRA-OWNER-42");
+    expect(ownerHits.join("\n")).not.toContain("purple bicycle");
+  });
+});
