@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -72,5 +72,34 @@ describe("clawbox cron", () => {
     expect(tooOften.stderr).toContain("under the 1-minute minimum");
     const noText = await runCli(["cron", "add", "--every", "1h"], env);
     expect(noText.stderr).toContain("the reminder needs some text");
+  });
+});
+
+describe('clawbox cron add with agent.directSessionMode "main"', () => {
+  it("puts the reminder in the main session, where clawbox chat talks; a name means chat's named session", async () => {
+    // Issue 22: it went to agent:main:cli:direct:owner, a session the owner never sees.
+    const main = mkdtempSync(join(tmpdir(), "clawbox-cron-main-"));
+    try {
+      writeFileSync(
+        join(main, "clawbox.json"),
+        JSON.stringify({ agent: { directSessionMode: "main" } }),
+      );
+      const menv = { CLAWBOX_HOME: main };
+      const added = await runCli(["cron", "add", "stretch", "--every", "1h", "--json"], menv);
+      expect(added.code).toBe(0);
+      expect(JSON.parse(added.stdout)).toMatchObject({ sessionKey: "agent:main:main" });
+      const named = await runCli(
+        ["cron", "add", "stir", "--every", "1h", "--session", "kitchen", "--json"],
+        menv,
+      );
+      expect(JSON.parse(named.stdout)).toMatchObject({
+        sessionKey: "agent:main:cli:direct:kitchen",
+      });
+      const bad = await runCli(["cron", "add", "x", "--every", "1h", "--session", "a b"], menv);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("--session");
+    } finally {
+      rmSync(main, { recursive: true, force: true });
+    }
   });
 });
