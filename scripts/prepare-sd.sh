@@ -66,7 +66,7 @@ while [ $# -gt 0 ]; do
   [ "$1" = --pull-model ] && { pull_model=1; shift; continue; }
   case $1 in
     --boot | --ssh-key | --deb | --config | --hostname | --user | --timezone | --locale | \
-      --wifi-ssid | --wifi-password | --wifi-country | --os) ;;
+      --wifi-ssid | --wifi-password | --wifi-country | --os | --console-secret) ;;
     *) usage >&2; fail "unknown option $1" ;;
   esac
   [ $# -ge 2 ] || fail "$1 needs a value"
