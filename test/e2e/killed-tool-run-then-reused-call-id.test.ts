@@ -19,7 +19,7 @@ import {
   type ScriptedServer,
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
-import { openaiProviderConfig } from "../support/openai-provider-fixture.ts";
+import { cloudOnlyConfig } from "../support/openai-provider-fixture.ts";
 import { CLAWBOX_BIN, spawnCli } from "../support/spawn-cli.ts";
 
 let server: ScriptedServer;
@@ -53,17 +53,7 @@ describe("a killed run, then a server that reuses call ids", () => {
     const workspace = join(home, "workspace");
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, "notes.txt"), "backup finished at 03:12, 41 GB\n");
-    writeFileSync(
-      join(home, "clawbox.json"),
-      JSON.stringify({
-        models: {
-          primary: "cloud",
-          fallbacks: [],
-          providers: { cloud: openaiProviderConfig(server.url, { timeoutMs: 30_000 }) },
-        },
-        memory: { enabled: false },
-      }),
-    );
+    writeFileSync(join(home, "clawbox.json"), JSON.stringify(cloudOnlyConfig(server.url)));
     const env = { CLAWBOX_HOME: home };
     writeFileSync(join(workspace, "todo.txt"), "check the backup\n");
 

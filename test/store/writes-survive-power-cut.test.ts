@@ -19,7 +19,7 @@ import {
   type ScriptedServer,
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
-import { openaiProviderConfig } from "../support/openai-provider-fixture.ts";
+import { cloudOnlyConfig } from "../support/openai-provider-fixture.ts";
 import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
 
 const probe = spawnSync("strace", ["-f", "-o", "/dev/null", "true"], { encoding: "utf8" });
@@ -34,17 +34,7 @@ let home: string;
 beforeAll(async () => {
   server = await startFakeOpenAI();
   home = mkdtempSync(join(tmpdir(), "clawbox-fsync-"));
-  writeFileSync(
-    join(home, "clawbox.json"),
-    JSON.stringify({
-      models: {
-        primary: "cloud",
-        fallbacks: [],
-        providers: { cloud: openaiProviderConfig(server.url, { timeoutMs: 30_000 }) },
-      },
-      memory: { enabled: false },
-    }),
-  );
+  writeFileSync(join(home, "clawbox.json"), JSON.stringify(cloudOnlyConfig(server.url)));
 });
 
 /**

@@ -32,3 +32,19 @@ export function openaiProviderConfig(
     ...overrides,
   };
 }
+
+/**
+ * A clawbox.json whose one model is the OpenAI-compatible fake at `baseUrl` (memory off),
+ * for tests that run the real `clawbox` program against it. `extra` adds top-level keys.
+ */
+export function cloudOnlyConfig(baseUrl: string, extra: Record<string, unknown> = {}) {
+  return {
+    models: {
+      primary: "cloud",
+      fallbacks: [],
+      providers: { cloud: openaiProviderConfig(baseUrl, { timeoutMs: 30_000 }) },
+    },
+    memory: { enabled: false },
+    ...extra,
+  };
+}
