@@ -33,6 +33,8 @@ export interface CrossCheckView {
   fallbacks: string[];
   host: string;
   token: string | undefined;
+  /** `server.openaiApi.enabled`: the OpenAI-compatible API needs the token too. */
+  openaiApi: boolean;
   dreaming: { cron: string | undefined; timezone: string | undefined };
   agentId: string;
   mqttSessionKey: string | undefined;
@@ -47,6 +49,7 @@ export function viewOfConfig(config: ClawboxConfig): CrossCheckView {
     fallbacks: config.models.fallbacks,
     host: config.server.host,
     token: config.server.token,
+    openaiApi: config.server.openaiApi.enabled,
     dreaming: { cron: config.memory.dreaming.cron, timezone: config.memory.dreaming.timezone },
     agentId: config.agent.id,
     mqttSessionKey: config.mqtt.sessionKey,
@@ -81,6 +84,10 @@ export function viewOfRaw(raw: unknown, defaults: CrossCheckView): CrossCheckVie
         : defaults.fallbacks,
     host: stringAt(server, "host") ?? defaults.host,
     token: stringAt(server, "token") ?? defaults.token,
+    openaiApi:
+      typeof objectAt(server, "openaiApi")?.enabled === "boolean"
+        ? objectAt(server, "openaiApi")?.enabled === true
+        : defaults.openaiApi,
     dreaming: {
       cron: stringAt(dreaming, "cron") ?? defaults.dreaming.cron,
       timezone: stringAt(dreaming, "timezone") ?? defaults.dreaming.timezone,
@@ -116,6 +123,13 @@ export function crossCheckConfig(view: CrossCheckView): CrossIssue[] {
       message: `required when server.host is ${view.host}`,
       hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
       related: ["server.host"],
+    });
+  } else if (view.openaiApi && !view.token) {
+    issues.push({
+      path: "server.token",
+      message: "required when server.openaiApi.enabled is true (its clients authenticate with it)",
+      hint: "set a token of at least 16 characters, or turn server.openaiApi.enabled off",
+      related: ["server.openaiApi.enabled"],
     });
   }
   const { cron, timezone } = view.dreaming;

@@ -21,6 +21,7 @@ describe("loadConfig", () => {
       port: 18790,
       allowedHosts: [],
       drainMs: 20_000,
+      openaiApi: { enabled: false },
     });
     expect(loaded.config).toEqual(defaultConfig());
   });

@@ -4,9 +4,8 @@ import { jsonError } from "./json-error.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
-export const limitBody = () =>
+export const limitBody = (maxSize = MAX_BODY_BYTES) =>
   bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) =>
-      jsonError(c, 413, "HTTP_BODY_TOO_LARGE", `body larger than ${MAX_BODY_BYTES} bytes`),
+    maxSize,
+    onError: (c) => jsonError(c, 413, "HTTP_BODY_TOO_LARGE", `body larger than ${maxSize} bytes`),
   });

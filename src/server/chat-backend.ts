@@ -11,6 +11,8 @@ export interface ChatBackendEvent {
 export interface ChatBackendRequest {
   sessionKey: string;
   text: string;
+  /** Pictures sent with the text (base64), as the agent's `ImageContent`. */
+  images?: { type: "image"; data: string; mimeType: string }[];
   channel: string;
   senderId?: string;
   chatType: "direct" | "group" | "system";

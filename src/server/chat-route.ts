@@ -11,6 +11,7 @@ import { z } from "../schema/index.ts";
 import { type SessionResolver, WEB_LOCAL_SENDER, WEB_TOKEN_SENDER } from "../sessions/index.ts";
 import { type ChatBackend, type ChatBackendRequest, textDeltaOf } from "./chat-backend.ts";
 import { jsonError } from "./json-error.ts";
+import { noIdleTimeout } from "./no-idle-timeout.ts";
 import { isOwnerRequest } from "./owner-token.ts";
 import { webSessionKey } from "./web-session.ts";
 
@@ -29,12 +30,6 @@ export interface ChatRouteOptions {
   sessions: SessionResolver;
   /** Milliseconds between SSE keep-alive comments. */
   keepAliveMs: number;
-}
-
-/** Lets this request run past the server's idle timeout (Bun: `server.timeout(req, 0)`). */
-function noIdleTimeout(c: Context): void {
-  const server = c.env as { timeout?: (request: Request, seconds: number) => void } | undefined;
-  server?.timeout?.(c.req.raw, 0);
 }
 
 async function readBody(c: Context) {

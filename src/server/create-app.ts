@@ -1,9 +1,10 @@
 /**
- * The hono app: health, the chat API (the same path as `clawbox chat`) and channel
- * webhooks. Guards, each in its own file so the web console can compose with them:
+ * The hono app: health, the chat API (the same path as `clawbox chat`), channel
+ * webhooks and the OpenAI-compatible API under /v1 (off by default). Guards, each in its own file so the web console can compose with them:
  * Host/Origin same-host check (every route but webhooks, which carry a platform
  * signature), the owner token on /api/*, JSON-only bodies, a body size limit. Errors are
- * JSON `{error: {code, message}}`, never stacks or plain text.
+ * JSON `{error: {code, message}}` (OpenAI's `{error: {message, type, code}}` under /v1),
+ * never stacks or plain text.
  */
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -16,6 +17,7 @@ import { mountChatRoute } from "./chat-route.ts";
 import { hostOriginGuard } from "./host-origin-guard.ts";
 import { requireJsonBody } from "./json-content-type.ts";
 import { jsonError } from "./json-error.ts";
+import { capsOwnBody, mountOpenAiApi, openAiErrorShape } from "./openai-api/mount-openai-api.ts";
 import { ownerToken } from "./owner-token.ts";
 
 export interface AppDeps {
@@ -39,6 +41,8 @@ export interface AppDeps {
   channels?: ChannelRoutes;
   /** The web console at / and /console/* (loaded on its first request); absent = no console. */
   console?: ConsoleDeps;
+  /** `server.openaiApi`: the OpenAI-compatible API under /v1 (absent = off, /v1/* is 404). */
+  openaiApi?: { enabled: boolean };
 }
 
 export interface ChannelRoutes {
@@ -54,6 +58,9 @@ const CONSOLE_PATH = /^\/(console(\/|$)|$)/;
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  const openaiApi = { enabled: deps.openaiApi?.enabled === true };
+  // Before every guard: OpenAI clients get their refusals in OpenAI's shape.
+  app.use("/v1/*", openAiErrorShape);
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
@@ -70,9 +77,14 @@ export function createApp(deps: AppDeps): Hono {
   app.use("*", async (c, next) => (WEBHOOK_PATH.test(c.req.path) ? next() : sameHost(c, next)));
   // Every body is capped before anything reads it. The console caps its own routes (the
   // login form after its rate limit, the API after its login check), so an
-  // unauthenticated client can never make it buffer a chat turn's larger allowance.
+  // unauthenticated client can never make it buffer a chat turn's larger allowance. The
+  // OpenAI chat route does the same after its token check.
   const defaultLimit = limitBody();
-  app.use("*", (c, next) => (CONSOLE_PATH.test(c.req.path) ? next() : defaultLimit(c, next)));
+  app.use("*", (c, next) =>
+    CONSOLE_PATH.test(c.req.path) || capsOwnBody(openaiApi, c.req.path)
+      ? next()
+      : defaultLimit(c, next),
+  );
 
   app.get("/health", (c) => {
     const db = deps.dbHealth();
@@ -107,6 +119,14 @@ export function createApp(deps: AppDeps): Hono {
     backend: deps.backend,
     sessions: deps.sessions,
     keepAliveMs: deps.keepAliveMs ?? 15_000,
+  });
+  mountOpenAiApi(app, {
+    ...openaiApi,
+    token: deps.token,
+    backend: deps.backend,
+    sessions: deps.sessions,
+    keepAliveMs: deps.keepAliveMs ?? 15_000,
+    startedAt: deps.startedAt,
   });
 
   return app;

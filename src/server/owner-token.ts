@@ -20,9 +20,29 @@ function sameToken(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+export interface OwnerTokenOptions {
+  /**
+   * Refuse every request when no token is configured (a route that is only ever the
+   * owner's), instead of letting it through as a tokenless client.
+   */
+  required?: boolean;
+}
+
 /** Requires `Authorization: Bearer <token>`; undefined token = no check (loopback only). */
-export function ownerToken(token: string | undefined): MiddlewareHandler {
+export function ownerToken(
+  token: string | undefined,
+  options: OwnerTokenOptions = {},
+): MiddlewareHandler {
   return async (c, next) => {
+    if (!token && options.required) {
+      return jsonError(
+        c,
+        401,
+        "HTTP_UNAUTHORIZED",
+        "this API needs server.token, which is not set on this box",
+        { "WWW-Authenticate": 'Bearer realm="clawbox"' },
+      );
+    }
     if (!token) return next();
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -135,6 +135,7 @@ export const runCommand: Command = {
       token: config.server.token,
       host,
       allowedHosts: config.server.allowedHosts,
+      openaiApi: config.server.openaiApi,
       logger: runtime.logger.child("http"),
       sessions: runtime.sessions,
       channels: {

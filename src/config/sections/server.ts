@@ -18,8 +18,21 @@ export const serverSection = z._default(
      * aborted (and stored as far as they got). Keep it below the unit's TimeoutStopSec (30 s).
      */
     drainMs: z._default(z.int().check(z.minimum(0), z.maximum(600_000)), 20_000),
+    /**
+     * The OpenAI-compatible API (`/v1/chat/completions`, `/v1/models`, docs/HTTP-API.md):
+     * off by default; when on, every request needs `server.token` and is the owner's.
+     */
+    openaiApi: z._default(z.object({ enabled: z._default(z.boolean(), false) }), {
+      enabled: false,
+    }),
   }),
-  { host: "127.0.0.1", port: 18790, allowedHosts: [], drainMs: 20_000 },
+  {
+    host: "127.0.0.1",
+    port: 18790,
+    allowedHosts: [],
+    drainMs: 20_000,
+    openaiApi: { enabled: false },
+  },
 );
 
 export type ServerConfig = z.infer<typeof serverSection>;
