@@ -7,58 +7,11 @@
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postStreamedBody as post } from "../support/post-streamed-body.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
-
-interface Sent {
-  status: number;
-  /** Body bytes written before the answer came. */
-  bytesSent: number;
-}
-
-/**
- * POSTs `total` bytes (chunked unless `declare`), a chunk every `everyMs`, stopping as
- * soon as the response arrives; `stall` stops sending half-way and never ends the body.
- */
-function post(
-  url: string,
-  options: { total: number; declare?: boolean; stall?: boolean; type?: string; everyMs?: number },
-): Promise<Sent> {
-  return new Promise((resolve, reject) => {
-    const chunk = Buffer.alloc(64 * 1024, "a");
-    chunk.write("secret=");
-    let sent = 0;
-    let answered = false;
-    const req = request(url, {
-      method: "POST",
-      headers: {
-        "Content-Type": options.type ?? "application/x-www-form-urlencoded",
-        ...(options.declare ? { "Content-Length": String(options.total) } : {}),
-      },
-    });
-    req.on("response", (res) => {
-      answered = true;
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, bytesSent: sent });
-      req.destroy();
-    });
-    req.on("error", (error) => {
-      if (!answered) reject(error);
-    });
-    const pump = () => {
-      if (answered) return;
-      if (options.stall && sent >= options.total / 2) return;
-      if (sent >= options.total) return void req.end();
-      sent += chunk.length;
-      req.write(chunk);
-      setTimeout(pump, options.everyMs ?? 1);
-    };
-    pump();
-  });
-}
 
 describe("bodies are capped before they are read (real clawbox run)", () => {
   let home: string;
