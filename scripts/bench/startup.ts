@@ -23,6 +23,11 @@
  * `--wecom` enables both WeCom channels against loopback fakes (the app with its API
  * base on the fake WeCom API, the bot on the fake long-connection server); besides RSS
  * at READY it reports the RSS once the bot has subscribed (channels connect after READY).
+ *
+ * `--openai` turns on the OpenAI-compatible API (`server.openaiApi`, with a token) on a
+ * free port; besides RSS at READY it reports the RSS after a first `GET /v1/models` and a
+ * `POST /v1/chat/completions` (no model is configured, so the turn fails fast): the
+ * routes' code loads on that first request, so READY must not move.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -56,6 +61,33 @@ interface Start {
   rssQqMb?: number;
   /** With --wecom: RSS once the WeCom bot has subscribed on the fake long connection. */
   rssWecomMb?: number;
+  /** With --openai: RSS once /v1/models and /v1/chat/completions have answered. */
+  rssOpenaiMb?: number;
+}
+
+const OPENAI_TOKEN = "bench-openai-token-0123456789";
+const withOpenai = args.includes("--openai");
+
+/** A port nothing listens on now (for the one run whose URL the bench must know). */
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = Number(probe.port);
+  probe.stop(true);
+  return port;
+}
+
+/** The first requests an OpenAI client makes: the model list, then a chat turn. */
+async function openaiFirstUse(port: number): Promise<void> {
+  const base = `http://127.0.0.1:${port}/v1`;
+  const headers = { authorization: `Bearer ${OPENAI_TOKEN}`, "content-type": "application/json" };
+  const models = await fetch(`${base}/models`, { headers });
+  if (models.status !== 200) throw new Error(`GET /v1/models answered ${models.status}`);
+  const chat = await fetch(`${base}/chat/completions`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ model: "clawbox", messages: [{ role: "user", content: "hi" }] }),
+  });
+  await chat.text();
 }
 
 const qqPlatform = args.includes("--qq") ? new FakeQqPlatform().start() : undefined;
@@ -128,12 +160,13 @@ function statusMb(status: string, field: string): number {
 }
 
 async function startOnce(command: string[], home: string, timeoutMs: number): Promise<Start> {
+  const port = withOpenai ? freePort() : 0;
   const socket = bindNotifySocket(
     `@clawbox-bench-${process.pid}-${Math.random().toString(36).slice(2)}`,
   );
   const subscribedBefore = subscribes();
   const started = performance.now();
-  const child = Bun.spawn(command, {
+  const child = Bun.spawn([...command, "run", "--port", String(port)], {
     cwd: "/",
     env: { ...process.env, CLAWBOX_HOME: home, NOTIFY_SOCKET: socket.path, CLAWBOX_CONFIG: "" },
     stdout: "ignore",
@@ -164,6 +197,11 @@ async function startOnce(command: string[], home: string, timeoutMs: number): Pr
       await Bun.sleep(500);
       start.rssWecomMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
     }
+    if (withOpenai) {
+      await openaiFirstUse(port);
+      await Bun.sleep(500);
+      start.rssOpenaiMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
+    }
     return start;
   } catch (error) {
     child.kill("SIGKILL");
@@ -186,10 +224,11 @@ function median(values: number[]): number {
 
 async function measure(command: string[], count: number, timeoutMs: number) {
   const home = mkdtempSync(join(tmpdir(), "clawbox-bench-startup-"));
-  if (broker || qqPlatform || wecom) {
+  if (broker || qqPlatform || wecom || withOpenai) {
     writeFileSync(
       join(home, "clawbox.json"),
       JSON.stringify({
+        ...(withOpenai ? { server: { token: OPENAI_TOKEN, openaiApi: { enabled: true } } } : {}),
         ...(broker ? { mqtt: { enabled: true, url: broker.url, nodeId: "bench" } } : {}),
         ...(qqPlatform || wecom
           ? {
@@ -212,10 +251,9 @@ async function measure(command: string[], count: number, timeoutMs: number) {
     );
   }
   try {
-    const first = await startOnce([...command, "run", "--port", "0"], home, timeoutMs);
+    const first = await startOnce(command, home, timeoutMs);
     const warm: Start[] = [];
-    for (let i = 0; i < count; i++)
-      warm.push(await startOnce([...command, "run", "--port", "0"], home, timeoutMs));
+    for (let i = 0; i < count; i++) warm.push(await startOnce(command, home, timeoutMs));
     return {
       firstStartReadyMs: first.readyMs,
       readyMs: median(warm.map((s) => s.readyMs)),
@@ -225,6 +263,7 @@ async function measure(command: string[], count: number, timeoutMs: number) {
       rssMqttMb: broker ? median(warm.map((s) => s.rssMqttMb ?? Number.NaN)) : undefined,
       rssQqMb: qqPlatform ? median(warm.map((s) => s.rssQqMb ?? Number.NaN)) : undefined,
       rssWecomMb: wecom ? median(warm.map((s) => s.rssWecomMb ?? Number.NaN)) : undefined,
+      rssOpenaiMb: withOpenai ? median(warm.map((s) => s.rssOpenaiMb ?? Number.NaN)) : undefined,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -278,6 +317,12 @@ if (x.rssWecomMb !== undefined) {
   );
 }
 
+if (x.rssOpenaiMb !== undefined) {
+  log(
+    `x64 compiled: RSS with server.openaiApi on, after a first /v1/models and chat completion ${round(x.rssOpenaiMb)} MB — target ≤ 45 MB`,
+  );
+}
+
 let arm: { readyMs: number; firstStartReadyMs: number; ratioToX64: number } | null = null;
 const qemu = "/usr/bin/qemu-aarch64-static";
 if (args.includes("--no-arm64")) {
@@ -313,6 +358,9 @@ if (json) {
       ...(x.rssWecomMb !== undefined
         ? { wecom: true, rssWecomConnectedMb: round(x.rssWecomMb) }
         : {}),
+      ...(x.rssOpenaiMb !== undefined
+        ? { openai: true, rssOpenaiFirstUseMb: round(x.rssOpenaiMb) }
+        : {}),
       readyMsMin: round(x.readyMsMin),
       firstStartReadyMs: round(x.firstStartReadyMs),
       runs,
@@ -323,7 +371,8 @@ if (json) {
         x.rssMb <= 45 &&
         (x.rssMqttMb ?? 0) <= 45 &&
         (x.rssQqMb ?? 0) <= 45 &&
-        (x.rssWecomMb ?? 0) <= 45,
+        (x.rssWecomMb ?? 0) <= 45 &&
+        (x.rssOpenaiMb ?? 0) <= 45,
       arm64Qemu: arm && {
         readyMs: round(arm.readyMs),
         firstStartReadyMs: round(arm.firstStartReadyMs),
