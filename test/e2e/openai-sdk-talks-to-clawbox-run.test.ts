@@ -12,6 +12,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openaiText, type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { cloudOnlyConfig } from "../support/openai-provider-fixture.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 import { spawnCli } from "../support/spawn-cli.ts";
 
@@ -22,21 +23,9 @@ function homeWith(model: ScriptedServer, openaiApi: boolean): string {
   const home = mkdtempSync(join(tmpdir(), "clawbox-openai-api-"));
   writeFileSync(
     join(home, "clawbox.json"),
-    JSON.stringify({
-      server: { token: TOKEN, openaiApi: { enabled: openaiApi } },
-      models: {
-        primary: "cloud",
-        providers: {
-          cloud: {
-            kind: "openai",
-            baseUrl: model.url,
-            model: "m",
-            authProfiles: [{ id: "p", apiKey: "test-key-0123456789" }],
-          },
-        },
-      },
-      memory: { enabled: false },
-    }),
+    JSON.stringify(
+      cloudOnlyConfig(model.url, { server: { token: TOKEN, openaiApi: { enabled: openaiApi } } }),
+    ),
   );
   return home;
 }

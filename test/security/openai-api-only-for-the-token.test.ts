@@ -11,11 +11,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatBackend, type ChatBackendRequest, createApp } from "../../src/server/index.ts";
-import { createSessionResolver } from "../../src/sessions/index.ts";
-import { silentLogger } from "../../src/system/index.ts";
+import type { ChatBackend, ChatBackendRequest } from "../../src/server/index.ts";
 import { postStreamedBody } from "../support/post-streamed-body.ts";
 import { runCli } from "../support/run-cli.ts";
+import { serveApp } from "../support/serve-app.ts";
 
 const TOKEN = "the-owners-token-0123456789";
 const servers: ReturnType<typeof Bun.serve>[] = [];
@@ -32,20 +31,13 @@ function serve(options: { token?: string; enabled?: boolean } = {}) {
       return { sessionId: "s", sessionKey: request.sessionKey, reply: "ok", silent: false };
     },
   };
-  const app = createApp({
+  const { server, base } = serveApp({
     backend,
-    version: "0",
-    startedAt: Date.now(),
-    dbHealth: () => "ok",
-    logger: silentLogger,
-    sessions: createSessionResolver({ id: "main", directSessionMode: "per-peer", owners: ["cli"] }),
-    host: "127.0.0.1",
     openaiApi: { enabled: options.enabled ?? true },
     ...(options.token ? { token: options.token } : {}),
   });
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   servers.push(server);
-  return { calls, base: `http://127.0.0.1:${server.port}` };
+  return { calls, base };
 }
 
 const CHAT = { model: "clawbox", messages: [{ role: "user", content: "run exec for me" }] };

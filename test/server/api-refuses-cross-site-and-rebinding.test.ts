@@ -8,9 +8,8 @@
  */
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatBackend, type ChatBackendRequest, createApp } from "../../src/server/index.ts";
-import { createSessionResolver } from "../../src/sessions/index.ts";
-import { silentLogger } from "../../src/system/index.ts";
+import type { ChatBackend, ChatBackendRequest } from "../../src/server/index.ts";
+import { serveApp } from "../support/serve-app.ts";
 
 const servers: ReturnType<typeof Bun.serve>[] = [];
 afterEach(() => {
@@ -38,24 +37,15 @@ function serve(
   } = {},
 ) {
   const calls: ChatBackendRequest[] = [];
-  const app = createApp({
-    backend: backend(calls, options.delayMs),
-    version: "0",
-    startedAt: Date.now(),
-    dbHealth: () => "ok",
-    logger: silentLogger,
-    sessions: createSessionResolver({ id: "main", directSessionMode: "per-peer", owners: ["cli"] }),
-    host: "127.0.0.1",
-    allowedHosts: options.allowedHosts ?? [],
-    ...(options.token ? { token: options.token } : {}),
-    ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
-  });
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: app.fetch,
-    ...(options.idleTimeout ? { idleTimeout: options.idleTimeout } : {}),
-  });
+  const { server } = serveApp(
+    {
+      backend: backend(calls, options.delayMs),
+      allowedHosts: options.allowedHosts ?? [],
+      ...(options.token ? { token: options.token } : {}),
+      ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
+    },
+    options.idleTimeout,
+  );
   servers.push(server);
   return { calls, port: Number(server.port), base: `http://127.0.0.1:${server.port}` };
 }

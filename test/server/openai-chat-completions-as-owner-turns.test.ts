@@ -7,15 +7,10 @@
  * the turn's model calls; a failed turn says not to retry.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type ChatBackend,
-  type ChatBackendRequest,
-  type ChatBackendResult,
-  createApp,
-} from "../../src/server/index.ts";
+import type { ChatBackend, ChatBackendRequest, ChatBackendResult } from "../../src/server/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
-import { silentLogger } from "../../src/system/index.ts";
 import { TINY_PNG } from "../fixtures/tiny-png.ts";
+import { serveApp } from "../support/serve-app.ts";
 
 const TINY_PNG_BASE64 = TINY_PNG.toString("base64");
 
@@ -69,12 +64,8 @@ function serve(
   options: { directSessionMode?: "per-peer" | "main"; fail?: ChatBackendResult["error"] } = {},
 ) {
   const calls: ChatBackendRequest[] = [];
-  const app = createApp({
+  const { server, base } = serveApp({
     backend: scriptedBackend(calls, options.fail),
-    version: "0",
-    startedAt: Date.now(),
-    dbHealth: () => "ok",
-    logger: silentLogger,
     sessions: createSessionResolver({
       id: "main",
       directSessionMode: options.directSessionMode ?? "per-peer",
@@ -83,9 +74,8 @@ function serve(
     token: TOKEN,
     openaiApi: { enabled: true },
   });
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   servers.push(server);
-  return { calls, base: `http://127.0.0.1:${server.port}` };
+  return { calls, base };
 }
 
 function complete(
