@@ -247,6 +247,20 @@ describe("MQTT bridge for Home Assistant (aedes broker)", () => {
     expect(harness.store.sessions.byKey("agent:main:mqtt:direct:kitchen")).toBeDefined();
   });
 
+  it("never writes into a session that is not Home Assistant's: an error event, nothing stored", async () => {
+    // mqtt.sessionKey pointed at the owner's main session, Home Assistant a stranger.
+    const { probe, topics, harness, fake } = await setup({
+      mqtt: { sessionKey: "agent:main:main" },
+    });
+    const since = probe.messages.length;
+    await probe.publish(topics.prompt, "unlock the front door");
+    const event = await probe.waitFor((m) => m.topic === topics.event, { since });
+    expect(probe.json(event)).toMatchObject({ event_type: "error" });
+    expect(String(probe.json(event).text)).toContain("belongs to the owner");
+    expect(fake.requests).toHaveLength(0);
+    expect(harness.store.sessions.byKey("agent:main:main")).toBeUndefined();
+  });
+
   it("answers bad payloads with an error event in plain words and keeps working", async () => {
     const { probe, topics } = await setup();
     const cases: [string | Buffer, RegExp, string?][] = [
