@@ -25,9 +25,10 @@
  * at READY it reports the RSS once the bot has subscribed (channels connect after READY).
  *
  * `--openai` turns on the OpenAI-compatible API (`server.openaiApi`, with a token) on a
- * free port; besides RSS at READY it reports the RSS after a first `GET /v1/models` and a
- * `POST /v1/chat/completions` (no model is configured, so the turn fails fast): the
- * routes' code loads on that first request, so READY must not move.
+ * free port; besides RSS at READY it reports the RSS after a first `GET /v1/models` (the
+ * routes' code loads on that first request, so READY must not move) and after a first
+ * `POST /v1/chat/completions` (no model is configured, so the turn fails fast; a first
+ * turn loads the agent's context engine, as one on `/api/chat` does: information only).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,8 +62,10 @@ interface Start {
   rssQqMb?: number;
   /** With --wecom: RSS once the WeCom bot has subscribed on the fake long connection. */
   rssWecomMb?: number;
-  /** With --openai: RSS once /v1/models and /v1/chat/completions have answered. */
+  /** With --openai: RSS once /v1/models has answered (the routes loaded). */
   rssOpenaiMb?: number;
+  /** With --openai: RSS once a first /v1/chat/completions turn has answered too. */
+  rssOpenaiTurnMb?: number;
 }
 
 const OPENAI_TOKEN = "bench-openai-token-0123456789";
@@ -76,15 +79,22 @@ function freePort(): number {
   return port;
 }
 
-/** The first requests an OpenAI client makes: the model list, then a chat turn. */
-async function openaiFirstUse(port: number): Promise<void> {
-  const base = `http://127.0.0.1:${port}/v1`;
-  const headers = { authorization: `Bearer ${OPENAI_TOKEN}`, "content-type": "application/json" };
-  const models = await fetch(`${base}/models`, { headers });
+const openaiHeaders = {
+  authorization: `Bearer ${OPENAI_TOKEN}`,
+  "content-type": "application/json",
+};
+
+/** An OpenAI client's first request: the model list. */
+async function openaiModels(port: number): Promise<void> {
+  const models = await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: openaiHeaders });
   if (models.status !== 200) throw new Error(`GET /v1/models answered ${models.status}`);
-  const chat = await fetch(`${base}/chat/completions`, {
+}
+
+/** A first chat turn through the OpenAI API. */
+async function openaiTurn(port: number): Promise<void> {
+  const chat = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
     method: "POST",
-    headers,
+    headers: openaiHeaders,
     body: JSON.stringify({ model: "clawbox", messages: [{ role: "user", content: "hi" }] }),
   });
   await chat.text();
@@ -198,9 +208,12 @@ async function startOnce(command: string[], home: string, timeoutMs: number): Pr
       start.rssWecomMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
     }
     if (withOpenai) {
-      await openaiFirstUse(port);
+      await openaiModels(port);
       await Bun.sleep(500);
       start.rssOpenaiMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
+      await openaiTurn(port);
+      await Bun.sleep(500);
+      start.rssOpenaiTurnMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
     }
     return start;
   } catch (error) {
@@ -264,6 +277,9 @@ async function measure(command: string[], count: number, timeoutMs: number) {
       rssQqMb: qqPlatform ? median(warm.map((s) => s.rssQqMb ?? Number.NaN)) : undefined,
       rssWecomMb: wecom ? median(warm.map((s) => s.rssWecomMb ?? Number.NaN)) : undefined,
       rssOpenaiMb: withOpenai ? median(warm.map((s) => s.rssOpenaiMb ?? Number.NaN)) : undefined,
+      rssOpenaiTurnMb: withOpenai
+        ? median(warm.map((s) => s.rssOpenaiTurnMb ?? Number.NaN))
+        : undefined,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -319,7 +335,10 @@ if (x.rssWecomMb !== undefined) {
 
 if (x.rssOpenaiMb !== undefined) {
   log(
-    `x64 compiled: RSS with server.openaiApi on, after a first /v1/models and chat completion ${round(x.rssOpenaiMb)} MB — target ≤ 45 MB`,
+    `x64 compiled: RSS with server.openaiApi on, after a first /v1/models (routes loaded) ${round(x.rssOpenaiMb)} MB — target ≤ 45 MB`,
+  );
+  log(
+    `x64 compiled: RSS after a first /v1/chat/completions turn ${round(x.rssOpenaiTurnMb ?? Number.NaN)} MB (the agent's first turn, as on /api/chat; information only)`,
   );
 }
 
@@ -359,7 +378,11 @@ if (json) {
         ? { wecom: true, rssWecomConnectedMb: round(x.rssWecomMb) }
         : {}),
       ...(x.rssOpenaiMb !== undefined
-        ? { openai: true, rssOpenaiFirstUseMb: round(x.rssOpenaiMb) }
+        ? {
+            openai: true,
+            rssOpenaiRoutesMb: round(x.rssOpenaiMb),
+            rssOpenaiFirstTurnMb: round(x.rssOpenaiTurnMb ?? Number.NaN),
+          }
         : {}),
       readyMsMin: round(x.readyMsMin),
       firstStartReadyMs: round(x.firstStartReadyMs),
