@@ -247,7 +247,10 @@ describe("POST /v1/chat/completions", () => {
 
   it("streams chunks ending in [DONE], with usage last only when asked", async () => {
     const s = serve();
-    const plain = await dataLines(await complete(s.base, { ...ask("q"), stream: true }));
+    const res = await complete(s.base, { ...ask("q"), stream: true });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(res.headers.get("x-clawbox-session-key")).toBe("agent:main:openai-api:direct:owner");
+    const plain = await dataLines(res);
     expect(plain.at(-1)).toBe("[DONE]");
     const chunks = plain.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(chunks.every((c) => c.object === "chat.completion.chunk" && !("usage" in c))).toBe(true);
