@@ -16,7 +16,6 @@ import { type ChannelService, createChannelService } from "../../src/channels/in
 import { createMqttBridge, type MqttBridge, topicLayout } from "../../src/mqtt/index.ts";
 import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
 import { CronStore, createScheduler, type Scheduler } from "../../src/scheduler/index.ts";
-import { createApp } from "../../src/server/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
@@ -30,6 +29,7 @@ import {
 } from "../fakes/wecom-callback-sender.ts";
 import { MOSQUITTO, startMosquitto } from "../support/mosquitto.ts";
 import { startProbe } from "../support/mqtt-probe.ts";
+import { serveApp } from "../support/serve-app.ts";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -193,18 +193,13 @@ describe("a reminder reaches its owner", () => {
     const channels = await channelsOf(h);
     scheduler().start(h.agent);
     cleanups.push(() => scheduler().close());
-    const app = createApp({
+    const { server: http, base } = serveApp({
       backend: h.agent,
-      version: "test",
-      startedAt: Date.now(),
-      dbHealth: () => "ok",
-      logger: silentLogger,
       sessions: createSessionResolver(h.config.agent),
       channels: { status: () => channels.status(), webhook: (id, r) => channels.webhook(id, r) },
     });
-    const http = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
     cleanups.push(() => http.stop(true));
-    const url = `http://127.0.0.1:${http.port}/channels/wecom/app`;
+    const url = `${base}/channels/wecom/app`;
     const response = await postMessage(url, secrets, {
       fromUser: "BOSS",
       msgId: "7300000001",

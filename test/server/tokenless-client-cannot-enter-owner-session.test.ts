@@ -9,10 +9,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeProvider } from "../../src/providers/index.ts";
-import { createApp } from "../../src/server/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
-import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { serveApp } from "../support/serve-app.ts";
 
 const OWNER_WEB = "agent:main:web:direct:owner";
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -21,18 +20,13 @@ afterEach(async () => {
 });
 
 function serve(h: Harness, token?: string) {
-  const app = createApp({
+  const { server, base } = serveApp({
     backend: h.agent,
-    version: "test",
-    startedAt: Date.now(),
-    dbHealth: () => "ok",
-    logger: silentLogger,
     sessions: createSessionResolver(h.config.agent),
     ...(token ? { token } : {}),
   });
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   cleanups.push(() => server.stop(true));
-  return `http://127.0.0.1:${server.port}`;
+  return base;
 }
 
 const post = (base: string, body: unknown, headers: Record<string, string> = {}) =>
