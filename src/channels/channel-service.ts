@@ -9,12 +9,7 @@
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
 import { PairingRequests } from "../pairing/index.ts";
-import {
-  createSessionResolver,
-  identityOf,
-  parseSenderAddress,
-  type SessionResolver,
-} from "../sessions/index.ts";
+import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { ChannelAdapter, ChannelHost, ChannelState, ChannelTarget } from "./channel.ts";
 import { CHANNELS, channelDefinition } from "./channel-registry.ts";
@@ -26,6 +21,7 @@ import {
 } from "./channel-status.ts";
 import { type ChannelAgent, Dispatcher } from "./dispatcher.ts";
 import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
+import { ownerTargets } from "./owner-channels.ts";
 import { enqueueProactive } from "./proactive.ts";
 
 export interface ChannelServiceDeps {
@@ -95,14 +91,10 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const notifyOwner = (text: string): void => {
     logger.info("pairing requested", { text });
     for (const owner of config.agent.owners) {
-      const { identity, id: peerId } = parseSenderAddress(owner);
-      if (!peerId) continue;
-      const channel = CHANNELS.find(
-        (c) => c.settings(config) && identityOf(c.id).identity === identity,
-      );
-      if (!channel) continue;
+      const target = ownerTargets(config, owner)[0];
+      if (!target) continue;
       try {
-        deliver({ channel: channel.id, chatType: "direct", peerId }, text);
+        deliver(target, text);
         return;
       } catch (error) {
         logger.warn("pairing notice not sent", {

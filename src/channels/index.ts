@@ -54,6 +54,8 @@ export { channelDoctorChecks } from "./doctor-checks.ts";
 export { fetchPublic, isPrivateAddress } from "./fetch-public.ts";
 export { Inbox, type InboxRow, type InboxState } from "./inbox.ts";
 export { MAX_SEND_ATTEMPTS, Outbox, type OutboxState } from "./outbox.ts";
+export { ownerTargets } from "./owner-channels.ts";
 export { enqueueProactive } from "./proactive.ts";
+export { type ProbeResult, probeQq, probeWeComApp, probeWeComBot } from "./probe-channel.ts";
 export { CUT_NOTE, markdownToPlain, shapeReply } from "./reply-shaping.ts";
 export { tellRequester } from "./tell-requester.ts";

@@ -77,6 +77,7 @@ export function createLiveConfig(deps: LiveConfigDeps): LiveConfig {
     }
     if (json(next.agent.owners) !== applied.owners) {
       applied.owners = json(next.agent.owners);
+      // A new array (never changed in place: the schema's default list is shared).
       config.agent.owners = [...next.agent.owners];
       log.info("owners changed", { owners: config.agent.owners.length });
       done.push("owners");

@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { ClawboxError } from "../errors/index.ts";
 import { writeFileAtomic } from "../system/index.ts";
 import { parseConfigText } from "./load-config.ts";
+import type { ClawboxConfig } from "./schema.ts";
 
 /** A JSON value the edit writes. */
 export type ConfigValue =
@@ -69,12 +70,15 @@ function objectAt(
   return node;
 }
 
-/** Applies `edits` to the config file (created when absent) and returns the new text. */
-export async function editConfigFile(
+/**
+ * The config file's text with `edits` applied (nothing is written), validated when
+ * `validate` is given: what `editConfigFile` would write, and the config it would load.
+ */
+export async function previewConfigEdit(
   file: string,
   edits: readonly ConfigEdit[],
   options: EditConfigOptions = {},
-): Promise<string> {
+): Promise<{ text: string; config?: ClawboxConfig }> {
   const parser: Parser = await import("@croct/json5-parser");
   const exists = existsSync(file);
   const text = exists ? readFileSync(file, "utf8") : "{}";
@@ -101,7 +105,17 @@ export async function editConfigFile(
   }
   const edited = exists ? root.toString() : `${JSON.stringify(root.toJSON(), null, 2)}\n`;
   const out = edited.endsWith("\n") ? edited : `${edited}\n`;
-  if (options.validate) parseConfigText(out, file, options.validate.env);
-  writeFileAtomic(file, out, { mode: 0o600 });
-  return out;
+  if (!options.validate) return { text: out };
+  return { text: out, config: parseConfigText(out, file, options.validate.env).config };
+}
+
+/** Applies `edits` to the config file (created when absent) and returns the new text. */
+export async function editConfigFile(
+  file: string,
+  edits: readonly ConfigEdit[],
+  options: EditConfigOptions = {},
+): Promise<string> {
+  const { text } = await previewConfigEdit(file, edits, options);
+  writeFileAtomic(file, text, { mode: 0o600 });
+  return text;
 }

@@ -3,6 +3,7 @@ export {
   type ConfigValue,
   type EditConfigOptions,
   editConfigFile,
+  previewConfigEdit,
 } from "./config-file-edit.ts";
 export { isLoopbackHost } from "./cross-checks.ts";
 export { ENV_OVERRIDES } from "./env-overrides.ts";
@@ -18,7 +19,12 @@ export {
 } from "./load-config.ts";
 export { type ClawboxConfig, configSchema } from "./schema.ts";
 export type { AgentConfig } from "./sections/agent.ts";
-export type { ChannelsConfig, QqChannelConfig } from "./sections/channels.ts";
+export type {
+  ChannelsConfig,
+  QqChannelConfig,
+  WecomAppConfig,
+  WecomBotConfig,
+} from "./sections/channels.ts";
 export type { ContextConfig } from "./sections/context.ts";
 export type { CameraConfig, DevicesDefaults, SshHostConfig } from "./sections/devices.ts";
 export type { MemoryConfig } from "./sections/memory.ts";

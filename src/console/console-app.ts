@@ -9,12 +9,17 @@ import { bodyLimit } from "hono/body-limit";
 import { getConnInfo } from "hono/bun";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import ipaddr from "ipaddr.js";
+import { registerChannelRoutes } from "./api-channels.ts";
 import { MAX_CHAT_BODY_BYTES, registerChatRoutes } from "./api-chat.ts";
 import { registerContextRoutes } from "./api-context.ts";
+import { registerLogRoutes } from "./api-logs.ts";
 import { registerMemoryRoutes } from "./api-memory.ts";
 import { registerModelRoutes } from "./api-models.ts";
+import { registerOwnerRoutes } from "./api-owners.ts";
+import { registerReminderRoutes } from "./api-reminders.ts";
 import { registerSessionRoutes } from "./api-sessions.ts";
 import { registerStatusRoutes } from "./api-status.ts";
+import { registerWorkspaceRoutes } from "./api-workspace.ts";
 import { assetUrl, type ConsoleAsset, consoleAssets } from "./console-assets.ts";
 import { ConsoleAuth, CSRF_HEADER, type LoginOutcome, SESSION_COOKIE } from "./console-auth.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -193,6 +198,11 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   registerMemoryRoutes(app, deps);
   registerModelRoutes(app, deps);
   registerStatusRoutes(app, deps);
+  registerChannelRoutes(app, deps);
+  registerOwnerRoutes(app, deps);
+  registerWorkspaceRoutes(app, deps);
+  registerReminderRoutes(app, deps);
+  registerLogRoutes(app, deps);
 
   app.all("/console/api/*", (c) =>
     apiError(c, 404, "NOT_FOUND", `no route ${c.req.method} ${c.req.path}`),

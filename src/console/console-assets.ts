@@ -11,11 +11,13 @@ import styles from "./assets/console.css" with { type: "text" };
 import browse from "./assets/console-browse.js" with { type: "text" };
 import chat from "./assets/console-chat.js" with { type: "text" };
 import core from "./assets/console-core.js" with { type: "text" };
+import files from "./assets/console-files.js" with { type: "text" };
 import manage from "./assets/console-manage.js" with { type: "text" };
+import setup from "./assets/console-setup.js" with { type: "text" };
 import status from "./assets/console-status.js" with { type: "text" };
 
 /** The client parts in load order; one script shares their top-level names. */
-const SCRIPT_PARTS = [core, chat, browse, manage, status];
+const SCRIPT_PARTS = [core, chat, browse, manage, setup, files, status];
 
 export interface ConsoleAsset {
   type: string;

@@ -7,6 +7,7 @@ import type { ChannelService } from "../channels/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { MemoryService } from "../memory/index.ts";
 import type { Admission, SessionResolver } from "../sessions/index.ts";
+import type { Scheduler } from "../scheduler/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger, LogRing } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
@@ -53,6 +54,8 @@ export interface ConsoleDeps {
    * MQTT); called after a page wrote the file. Throws CONFIG_* when the file does not load.
    */
   reloadConfig?: () => Promise<{ applied: string[] }>;
+  /** The running scheduler's reminders and follow-ups (a new reminder is planned at once). */
+  scheduler?: Pick<Scheduler, "jobs" | "followups">;
   /** The running channels (undefined until one is enabled). */
   channels?: () => ChannelService | undefined;
   /** Extra status rows (channels, MQTT) when those areas exist. */

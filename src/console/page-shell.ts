@@ -15,7 +15,20 @@ export interface AssetUrls {
 const head = (title: string, styles: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${escapeHtml(styles)}"></head>`;
 
-export const PAGES = ["chat", "sessions", "context", "memory", "models", "status"] as const;
+/** In the order of the navigation: setting up first, looking inside after. */
+export const PAGES = [
+  "chat",
+  "channels",
+  "owners",
+  "workspace",
+  "reminders",
+  "models",
+  "sessions",
+  "context",
+  "memory",
+  "logs",
+  "status",
+] as const;
 
 export function appShell(input: { csrf: string; version: string; assets: AssetUrls }): string {
   const nav = PAGES.map(

@@ -7,8 +7,8 @@ import { accessSync, constants } from "node:fs";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { CheckResult } from "../doctor/index.ts";
 import { readStatusFile, statusFilePath } from "./bridge-status.ts";
-import { createMqttClient, plainConnectionError } from "./mqtt-connection.ts";
-import { displayUrl, topicLayout } from "./topic-layout.ts";
+import { probeBroker } from "./probe-broker.ts";
+import { displayUrl } from "./topic-layout.ts";
 
 export async function mqttDoctorChecks(
   config: ClawboxConfig,
@@ -32,28 +32,14 @@ export async function mqttDoctorChecks(
       return checks;
     }
   }
-  const topics = topicLayout(mqtt);
-  try {
-    const client = await createMqttClient(mqtt, {
-      clientId: `${mqtt.clientId ?? `clawbox-${topics.nodeId}`}-doctor-${process.pid}`,
-      connectTimeout: timeoutMs,
-      reconnectPeriod: 0,
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        client.once("connect", () => resolve());
-        client.once("error", reject);
-        client.once("close", () => reject(new Error("the broker closed the connection")));
-      });
-    } finally {
-      await client.endAsync(true);
-    }
+  const probe = await probeBroker(mqtt, timeoutMs, "doctor");
+  if (probe.ok) {
     checks.push({ name: "mqtt broker", status: "ok", message: `${broker} accepts a connection` });
-  } catch (error) {
+  } else {
     checks.push({
       name: "mqtt broker",
       status: "fail",
-      message: `${broker}: ${plainConnectionError(error, mqtt.url)}`,
+      message: `${broker}: ${probe.message}`,
       fix: "start the broker (e.g. the Mosquitto add-on in Home Assistant) or fix mqtt.url, mqtt.username and mqtt.password",
     });
   }

@@ -28,5 +28,6 @@ export {
   mqttChannelStatus,
   mqttReport,
 } from "./mqtt-report.ts";
+export { type BrokerProbe, probeBroker } from "./probe-broker.ts";
 export { MAX_PROMPT_BYTES, type PromptPayload, parsePromptPayload } from "./prompt-payload.ts";
 export { displayUrl, nodeIdFromHostname, type TopicLayout, topicLayout } from "./topic-layout.ts";

@@ -47,6 +47,7 @@ export function createAccessTokenSource(options: {
       throw new ClawboxError(
         "PROVIDER_NETWORK",
         `QQ access token: cannot reach ${options.tokenUrl}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
       );
     }
     const text = await response.text();
@@ -60,7 +61,10 @@ export function createAccessTokenSource(options: {
       throw new ClawboxError(
         "PROVIDER_AUTH",
         `QQ access token: HTTP ${response.status} from ${options.tokenUrl}: ${text.slice(0, 200).replace(/"access_token"\s*:\s*"[^"]*"/, '"access_token":"[redacted]"')}`,
-        { hint: "check channels.qq.appId and channels.qq.clientSecret" },
+        {
+          hint: "check channels.qq.appId and channels.qq.clientSecret",
+          details: { status: response.status, platform: platformError(text) },
+        },
       );
     const lifetimeMs = parsed.expires_in * 1000;
     token = {
@@ -82,4 +86,14 @@ export function createAccessTokenSource(options: {
       token = undefined;
     },
   };
+}
+
+/** QQ's own `{code, message}` from an error answer, when it sent one. */
+function platformError(text: string): { code?: unknown; message?: unknown } | undefined {
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    return { code: body.code, message: body.message };
+  } catch {
+    return undefined;
+  }
 }

@@ -23,6 +23,8 @@ export interface WeComAppApi {
   send(toUser: string, format: "text" | "markdown", content: string): Promise<string>;
   /** Downloads a temporary media file (image, voice) by MediaId. */
   media(mediaId: string): Promise<{ bytes: Uint8Array; contentType: string }>;
+  /** Fetches an access token (checks the CorpID and Secret); throws CHANNEL_* when refused. */
+  verify(): Promise<void>;
 }
 
 const TOKEN_ERRORS = new Set([42001, 40014]);
@@ -66,6 +68,9 @@ export function createWeComAppApi(options: WeComAppApiOptions): WeComAppApi {
   }
 
   return {
+    async verify() {
+      await tokens.get();
+    },
     async send(toUser, format, content) {
       const body = {
         touser: toUser,

@@ -156,6 +156,7 @@ export const runCommand: Command = {
         startedAt,
         login: { secrets: loginSecrets, tickets },
         logs: ctx.logs,
+        scheduler: runtime.scheduler,
         reloadConfig: () => live.reload(),
         channels: () => live.channels(),
         statusSources: {

@@ -23,3 +23,11 @@ declare module "*/assets/console.css" {
   const text: string;
   export default text;
 }
+declare module "*/assets/console-setup.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/assets/console-files.js" {
+  const text: string;
+  export default text;
+}

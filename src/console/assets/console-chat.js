@@ -53,11 +53,14 @@ async function chatPage() {
     ),
   );
   page("Chat", commands, list, form);
+  /** Session keys that exist (only they have a transcript). */
+  let known = new Set();
 
   async function loadSessions() {
     const data = await api("sessions");
     const sessions = data.sessions;
     defaultSession = data.defaultSession;
+    known = new Set(sessions.map((s) => s.sessionKey));
     picker.replaceChildren(h("option", { value: "" }, "default (web owner)"));
     const seen = new Set();
     for (const s of sessions) {
@@ -73,7 +76,8 @@ async function chatPage() {
     list.replaceChildren();
     // A new tab shows the default conversation's history too.
     const key = chatSession || defaultSession;
-    if (!key) return;
+    // A conversation that has not started has no transcript to show (and no 404 to log).
+    if (!key || !known.has(key)) return;
     try {
       const t = await api(`sessions/${encodeURIComponent(key)}/transcript`);
       for (const e of t.entries.slice(-100)) list.append(entryView(e));

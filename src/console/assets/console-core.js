@@ -83,6 +83,32 @@ const when = (ms) => new Date(ms).toLocaleString();
 const errorBox = (error) =>
   h("p", { class: "error", role: "alert" }, String(error.message || error));
 
+/** Timers of the page on screen; the router stops them when another page is drawn. */
+const pageTimers = new Set();
+function every(ms, fn) {
+  const id = setInterval(() => void Promise.resolve(fn()).catch(() => {}), ms);
+  pageTimers.add(id);
+  return id;
+}
+function stopPageTimers() {
+  for (const id of pageTimers) clearInterval(id);
+  pageTimers.clear();
+}
+
+/** "in 4 min", "3 min ago": a time relative to now, short. */
+function fromNow(ms) {
+  const minutes = Math.round((ms - Date.now()) / 60000);
+  if (minutes === 0) return "now";
+  return minutes > 0 ? `in ${minutes} min` : `${-minutes} min ago`;
+}
+
+/** A small "ok"/"warn"/"fail" badge for a channel or check state. */
+function stateBadge(state) {
+  const kind =
+    state === "connected" ? "ok" : state === "error" || state === "failed" ? "fail" : "warn";
+  return h("span", { class: `badge ${kind}`, "data-state": state }, state);
+}
+
 function page(title, ...children) {
   main.replaceChildren(h("h1", {}, title), ...children.flat().filter(Boolean));
 }

@@ -1,4 +1,4 @@
-// clawbox console, part 5 of 5: the Status page and the hash router that starts it all.
+// clawbox console, last part: the Status page and the hash router that starts it all.
 // ---------------------------------------------------------------- status
 
 async function statusPage() {
@@ -61,15 +61,21 @@ async function statusPage() {
 
 const PAGES = {
   chat: chatPage,
+  channels: channelsPage,
+  owners: ownersPage,
+  workspace: workspacePage,
+  reminders: remindersPage,
+  models: modelsPage,
   sessions: sessionsPage,
   context: contextPage,
   memory: memoryPage,
-  models: modelsPage,
+  logs: logsPage,
   status: statusPage,
 };
 
 async function route() {
   clearTimeout(pullTimer);
+  stopPageTimers();
   const [name, arg] = (location.hash.slice(1) || "chat").split("/");
   const show = PAGES[name] || chatPage;
   for (const a of document.querySelectorAll("nav a"))

@@ -1,0 +1,231 @@
+/**
+ * The Channels page: QQ, the two WeCom channels and MQTT set up from forms. GET shows
+ * each form with the values of the config file (secrets only as "set"), the live state
+ * of each channel (the `clawbox channels status` data) and of the MQTT bridge. POST
+ * writes the fields the person changed into the config file (validated as a whole
+ * config first, comments kept, atomic) and applies them at once: the channel restarts
+ * with them, no service restart. Test tries the settings as they stand in the form
+ * (unsaved changes included, a blank secret meaning the stored one) against the
+ * platform and answers in plain words.
+ */
+import type { Hono } from "hono";
+import { probeQq, probeWeComApp, probeWeComBot, readChannelStatus } from "../channels/index.ts";
+import {
+  type ClawboxConfig,
+  type ConfigEdit,
+  editConfigFile,
+  loadConfig,
+  previewConfigEdit,
+} from "../config/index.ts";
+import { toClawboxError } from "../errors/index.ts";
+import { probeBroker } from "../mqtt/index.ts";
+import { z } from "../schema/index.ts";
+import {
+  CHANNEL_FORMS,
+  type ChannelForm,
+  channelForm,
+  type FormField,
+  shownValue,
+} from "./channel-forms.ts";
+import type { ConsoleEnv } from "./console-app.ts";
+import type { ConsoleDeps } from "./console-deps.ts";
+import { apiError, readBody } from "./json-body.ts";
+
+const valuesBody = z.object({
+  values: z.record(
+    z.string().check(z.maxLength(64)),
+    z.union([
+      z.string().check(z.maxLength(2000)),
+      z.number(),
+      z.boolean(),
+      z.array(z.string().check(z.maxLength(200))).check(z.maxLength(200)),
+    ]),
+  ),
+});
+
+type FieldValue = z.infer<typeof valuesBody>["values"][string];
+
+const sectionOf = (
+  config: ClawboxConfig,
+  path: readonly string[],
+): Record<string, unknown> | undefined => {
+  let node: unknown = config;
+  for (const key of path) {
+    if (!node || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node && typeof node === "object" ? (node as Record<string, unknown>) : undefined;
+};
+
+/** A changed field as a config edit; undefined = leave the key alone (a blank secret). */
+function editOf(form: ChannelForm, field: FormField, value: FieldValue): ConfigEdit | undefined {
+  const path = [...form.path, field.key];
+  const text = typeof value === "string" ? value.trim() : value;
+  switch (field.kind) {
+    case "secret":
+      return typeof text === "string" && text ? { path, value: text } : undefined;
+    case "bool":
+      if (typeof text !== "boolean") throw new Error(`${field.label}: must be on or off`);
+      return { path, value: text };
+    case "number": {
+      const n = typeof text === "number" ? text : Number(text);
+      if (text === "" || !Number.isFinite(n)) throw new Error(`${field.label}: must be a number`);
+      return { path, value: n };
+    }
+    case "list": {
+      const items = (Array.isArray(text) ? text : String(text).split(","))
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
+      return { path, value: items };
+    }
+    case "select":
+      if (text === "") return { path, remove: true };
+      if (typeof text !== "string" || !field.options?.includes(text))
+        throw new Error(
+          `${field.label}: choose one of ${field.options?.filter(Boolean).join(", ")}`,
+        );
+      return { path, value: text };
+    case "text":
+      if (typeof text !== "string") throw new Error(`${field.label}: must be text`);
+      return text === "" ? { path, remove: true } : { path, value: text };
+  }
+}
+
+function editsOf(form: ChannelForm, values: Record<string, FieldValue>): ConfigEdit[] {
+  const edits: ConfigEdit[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    const field = form.fields.find((f) => f.key === key);
+    if (!field) throw new Error(`${key}: not a setting of ${form.title}`);
+    const edit = editOf(form, field, value);
+    if (edit) edits.push(edit);
+  }
+  return edits;
+}
+
+export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  /** The config as the file has it now (the page shows the file, not a stale copy). */
+  const fileConfig = (): { config: ClawboxConfig; error?: string } => {
+    try {
+      return { config: loadConfig({ file: deps.configFile, env: deps.env }).config };
+    } catch (error) {
+      return { config: deps.config, error: toClawboxError(error).message };
+    }
+  };
+
+  const view = async () => {
+    const { config, error } = fileConfig();
+    const statuses = readChannelStatus(deps.store.db, deps.config);
+    const mqtt = await deps.statusSources?.mqtt?.().catch(() => undefined);
+    return {
+      ...(error ? { fileError: error } : {}),
+      forms: CHANNEL_FORMS.map((form) => {
+        const section = sectionOf(config, form.path);
+        const status =
+          form.id === "mqtt"
+            ? mqtt?.[0]
+              ? { state: mqtt[0].state, reason: mqtt[0].detail ?? null }
+              : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
+            : statuses.find((s) => s.channel === form.id);
+        return {
+          ...form,
+          configured: form.id === "mqtt" ? config.mqtt.enabled : section !== undefined,
+          values: Object.fromEntries(
+            form.fields.map((f) => [f.key, shownValue(f, section?.[f.key])]),
+          ),
+          status: status ?? null,
+        };
+      }),
+    };
+  };
+
+  app.get("/console/api/channels", async (c) => c.json(await view()));
+
+  app.post("/console/api/channels/:id", async (c) => {
+    const form = channelForm(c.req.param("id"));
+    if (!form) return apiError(c, 404, "NOT_FOUND", `no channel form ${c.req.param("id")}`);
+    const body = await readBody(c, valuesBody);
+    if (!body.ok) return body.response;
+    let edits: ConfigEdit[];
+    try {
+      edits = editsOf(form, body.value.values);
+    } catch (error) {
+      return apiError(c, 400, "HTTP_BAD_REQUEST", (error as Error).message);
+    }
+    if (edits.length === 0) return c.json({ ...(await view()), applied: [] });
+    try {
+      await editConfigFile(deps.configFile, edits, { validate: { env: deps.env } });
+    } catch (error) {
+      const failure = toClawboxError(error);
+      return apiError(c, 400, failure.code, failure.message);
+    }
+    deps.logger.info("channel settings changed from the console", {
+      form: form.id,
+      keys: edits.map((e) => e.path.at(-1)),
+    });
+    const applied = (await deps.reloadConfig?.())?.applied ?? [];
+    return c.json({ ...(await view()), applied });
+  });
+
+  app.post("/console/api/channels/:id/test", async (c) => {
+    const form = channelForm(c.req.param("id"));
+    if (!form) return apiError(c, 404, "NOT_FOUND", `no channel form ${c.req.param("id")}`);
+    const body = await readBody(c, valuesBody);
+    if (!body.ok) return body.response;
+    let config: ClawboxConfig | undefined;
+    try {
+      config = (
+        await previewConfigEdit(deps.configFile, editsOf(form, body.value.values), {
+          validate: { env: deps.env },
+        })
+      ).config;
+    } catch (error) {
+      return c.json({
+        ok: false,
+        message: `Fix the settings first: ${toClawboxError(error).message}`,
+      });
+    }
+    if (!config) return c.json({ ok: false, message: "The settings could not be read." });
+    const { qq, wecom } = config.channels;
+    const { mqtt } = config;
+    switch (form.id) {
+      case "qq":
+        return c.json(qq ? await probeQq(qq) : missing(form));
+      case "wecom-app":
+        return c.json(wecom?.app ? await probeWeComApp(wecom.app) : missing(form));
+      case "wecom-bot": {
+        if (!wecom?.bot) return c.json(missing(form));
+        const live = deps.config.channels.wecom?.bot;
+        const state = readChannelStatus(deps.store.db, deps.config).find(
+          (s) => s.channel === form.id,
+        );
+        const running =
+          live?.enabled && state && state.state !== "disabled" && state.state !== "stopped"
+            ? { botId: live.botId, state: state.state, reason: state.reason }
+            : undefined;
+        return c.json(await probeWeComBot(wecom.bot, running));
+      }
+      case "mqtt": {
+        const probe = await probeBroker(mqtt, 8000, "console-test");
+        return c.json(
+          probe.ok
+            ? {
+                ok: true,
+                message: `The broker at ${mqtt.url.replace(/\/\/[^@/]*@/, "//")} accepted the connection.`,
+              }
+            : {
+                ok: false,
+                message: `The broker did not accept the connection: ${probe.message}. Check the URL, the user name and the password.`,
+              },
+        );
+      }
+    }
+  });
+}
+
+const missing = (form: ChannelForm) => ({
+  ok: false,
+  message: `Fill in ${form.fields
+    .filter((f) => f.required)
+    .map((f) => f.label)
+    .join(", ")} first.`,
+});
