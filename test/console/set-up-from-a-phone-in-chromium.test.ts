@@ -286,16 +286,12 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
     ] as const) {
       for (const name of PAGES) {
         await p.goto(`${base}/#${name}`);
-        await p.waitForFunction(
-          (n) => document.querySelector("nav a.current")?.getAttribute("data-page") === n,
-          name,
-        );
+        await p.locator(`nav a.current[data-page="${name}"]`).waitFor();
         await p.waitForSelector("main h1");
         await p.waitForLoadState("networkidle");
-        const widths = await p.evaluate(() => ({
-          page: document.documentElement.scrollWidth,
-          window: window.innerWidth,
-        }));
+        const widths = await p.evaluate<{ page: number; window: number }>(
+          "({ page: document.documentElement.scrollWidth, window: window.innerWidth })",
+        );
         expect(widths.page, `${name} at ${width} px`).toBeLessThanOrEqual(widths.window);
         // No placeholder leaking into what a person reads.
         const shown = (await p.locator("main").innerText()).replace(/nullable/g, "");
