@@ -13,18 +13,14 @@ import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 import { type FakeWeComApi, startFakeWeComApi } from "../fakes/wecom-api-server.ts";
 import {
-  type CallbackSecrets,
   postMessage,
+  SAMPLE_SECRETS,
   verifyUrl,
   wecomAppConfig,
 } from "../fakes/wecom-callback-sender.ts";
 import { TINY_PNG } from "../fixtures/tiny-png.ts";
 
-const SECRETS: CallbackSecrets = {
-  token: "QDG6eK",
-  encodingAESKey: "jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C",
-  corpId: "wx5823bf96d3bd56c7",
-};
+const SECRETS = SAMPLE_SECRETS;
 const CORP_SECRET = "corp-secret-for-tests";
 
 let harness: Harness | undefined;

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import JSON5 from "json5";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAGES } from "../../src/console/page-shell.ts";
 import { openaiText, type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { FakeQqPlatform, waitUntil } from "../fakes/qq-platform.ts";
 import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
@@ -30,19 +31,6 @@ if (!HAVE_CHROMIUM)
 const SHOTS = join(import.meta.dirname, "..", ".artifacts", "console-setup");
 const USER = "USER_OPENID_7F3A";
 const REMINDER_REPLY = "Time to take the bins out!";
-const PAGES = [
-  "chat",
-  "channels",
-  "owners",
-  "workspace",
-  "reminders",
-  "models",
-  "sessions",
-  "context",
-  "memory",
-  "logs",
-  "status",
-];
 
 /** Names of the tools offered in a recorded chat-completions request. */
 const toolsOf = (body: Record<string, unknown>): string[] =>

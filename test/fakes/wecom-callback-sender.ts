@@ -15,6 +15,13 @@ export interface CallbackSecrets {
   corpId: string;
 }
 
+/** The callback secrets of the platform's own sample (document 90930), for tests. */
+export const SAMPLE_SECRETS: CallbackSecrets = {
+  token: "QDG6eK",
+  encodingAESKey: "jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C",
+  corpId: "wx5823bf96d3bd56c7",
+};
+
 /** `channels.wecom.app` for these secrets, against the fake API at `apiBase`. */
 export function wecomAppConfig(
   secrets: CallbackSecrets,
