@@ -19,6 +19,7 @@ import { configSchema } from "../../src/config/index.ts";
 import { approvedText, approvePairing, PairingRequests } from "../../src/pairing/index.ts";
 import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
 import { createApp } from "../../src/server/index.ts";
+import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 import { type FakeWeComApi, startFakeWeComApi } from "../fakes/wecom-api-server.ts";
@@ -96,7 +97,7 @@ async function start(): Promise<{ model: FakeProvider; url: string; configFile: 
     startedAt: Date.now(),
     dbHealth: () => "ok",
     logger: silentLogger,
-    agentId: "main",
+    sessions: createSessionResolver((harness as Harness).config.agent),
     channels: { status: () => running.status(), webhook: (id, r) => running.webhook(id, r) },
   });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
