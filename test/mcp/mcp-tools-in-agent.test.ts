@@ -73,7 +73,7 @@ describe("MCP tools", () => {
       config: {
         tools: {
           mcp: {
-            connectTimeoutMs: 3000,
+            connectTimeoutMs: 20000,
             callTimeoutMs: 500,
             servers: {
               slow: {
@@ -103,7 +103,7 @@ describe("MCP tools", () => {
         tools: {
           deny: ["mcp__home__*"],
           mcp: {
-            connectTimeoutMs: 3000,
+            connectTimeoutMs: 20000,
             servers: {
               home: { transport: "stdio", command: bun, args: [fake("mcp-home-server.ts")] },
             },
