@@ -36,6 +36,25 @@ describe("seedWorkspace", () => {
     }
   });
 
+  it("gives a default file left full of NUL bytes by a power cut its text back, and nothing else", () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "clawbox-ws-")), "workspace");
+    try {
+      seedWorkspace(dir);
+      const soul = readFileSync(join(dir, "SOUL.md"), "utf8");
+      // What ext4 shows after a power cut seconds after an unsynced write: the size, no bytes.
+      writeFileSync(join(dir, "SOUL.md"), Buffer.alloc(soul.length));
+      writeFileSync(join(dir, "USER.md"), "");
+      writeFileSync(join(dir, "IDENTITY.md"), "name: \0 mine");
+      expect(seedWorkspace(dir).created).toEqual(["SOUL.md"]);
+      expect(readFileSync(join(dir, "SOUL.md"), "utf8")).toBe(soul);
+      expect(readFileSync(join(dir, "USER.md"), "utf8")).toBe("");
+      expect(readFileSync(join(dir, "IDENTITY.md"), "utf8")).toBe("name: \0 mine");
+      expect(existsSync(join(dir, "BOOTSTRAP.md"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("does not start the ritual in an existing OpenClaw workspace", () => {
     const dir = mkdtempSync(join(tmpdir(), "clawbox-ws-"));
     try {

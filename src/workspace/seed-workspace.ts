@@ -1,11 +1,16 @@
 /**
  * Creates the workspace with the default files. Never overwrites a file that exists,
  * and never brings BOOTSTRAP.md back once the ritual was seeded (it is only written
- * into a brand-new workspace).
+ * into a brand-new workspace). Each file is written durably (temp file, fsync, rename,
+ * fsync of the folder): a power cut seconds after the first start must not leave the
+ * files created but their bytes unwritten, which ext4 shows as files full of NUL bytes
+ * that would then never be seeded again. A default file found full of NUL bytes (left
+ * that way by an earlier version) gets its default text back.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ClawboxError } from "../errors/index.ts";
+import { writeFileAtomic } from "../system/index.ts";
 import { WORKSPACE_TEMPLATES } from "./templates/index.ts";
 import { readWorkspaceState, writeWorkspaceState } from "./workspace-state.ts";
 
@@ -17,6 +22,16 @@ export interface SeedResult {
 
 const IDENTITY_FILES = ["IDENTITY.md", "USER.md", "SOUL.md", "MEMORY.md", "memory.md"];
 
+/** Bytes a power cut left unwritten: a non-empty file of NUL bytes only. */
+function onlyNulBytes(path: string): boolean {
+  try {
+    const bytes = readFileSync(path);
+    return bytes.length > 0 && bytes.every((b) => b === 0);
+  } catch {
+    return false;
+  }
+}
+
 export function seedWorkspace(dir: string): SeedResult {
   const created: string[] = [];
   try {
@@ -25,10 +40,11 @@ export function seedWorkspace(dir: string): SeedResult {
     const brandNew = !state.seededAt && !IDENTITY_FILES.some((f) => existsSync(join(dir, f)));
     const now = new Date().toISOString();
     for (const [name, text] of Object.entries(WORKSPACE_TEMPLATES)) {
-      if (name === "BOOTSTRAP.md" && (!brandNew || state.bootstrapSeededAt)) continue;
       const path = join(dir, name);
-      if (existsSync(path)) continue;
-      writeFileSync(path, text, { flag: "wx" });
+      if (existsSync(path)) {
+        if (!onlyNulBytes(path)) continue;
+      } else if (name === "BOOTSTRAP.md" && (!brandNew || state.bootstrapSeededAt)) continue;
+      writeFileAtomic(path, text);
       created.push(name);
     }
     if (!existsSync(join(dir, "memory"))) {

@@ -3,9 +3,10 @@
  * the first-run ritual finished. Without it, seeding again after the owner finished the
  * ritual would bring BOOTSTRAP.md back.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "../schema/index.ts";
+import { writeFileAtomic } from "../system/index.ts";
 
 const stateSchema = z.looseObject({
   version: z._default(z.literal(1), 1),
@@ -32,10 +33,7 @@ export function readWorkspaceState(workspace: string): WorkspaceState {
   }
 }
 
+/** Written durably (temp file, fsync, rename): a power cut leaves the old or the new state. */
 export function writeWorkspaceState(workspace: string, state: WorkspaceState): void {
-  const path = workspaceStatePath(workspace);
-  mkdirSync(join(workspace, ".clawbox"), { recursive: true });
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
-  renameSync(tmp, path);
+  writeFileAtomic(workspaceStatePath(workspace), `${JSON.stringify(state, null, 2)}\n`);
 }
