@@ -165,7 +165,7 @@ async function firstBootChecks(m: Machine): Promise<void> {
       !/^pi:/m.test(owner.stdout) &&
       owner.stdout.includes("/home/owner") &&
       owner.stdout.includes("sudo-ok"),
-    owner.stdout + owner.stderr,
+    `exit ${owner.code}: ${owner.stdout}${owner.stderr}`,
   );
   const system = await m.sshOk(
     "hostname; readlink /etc/localtime; grep -c PasswordAuthentication\\ no /etc/ssh/sshd_config; " +
