@@ -11,6 +11,7 @@
  * the window, the context bar's parts drawn and filling it, no console error (CSP
  * included) anywhere. Screenshots in test/.artifacts/console-setup/.
  */
+import { Database } from "bun:sqlite";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -207,6 +208,17 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
     const ownerTools = toolsOf(model.requests.at(-1)?.body ?? {});
     expect(ownerTools).toEqual(expect.arrayContaining(["exec", "cron", "write"]));
     await waitUntil(() => sentTo(USER).length === 4, 20_000, "the answer to the owner");
+    // In a session of their own that belongs to the owner; what they said as a stranger
+    // stays in the stranger's session it was said in.
+    const db = new Database(join(home, "clawbox.db"), { readonly: true });
+    try {
+      const rows = db
+        .query("SELECT principal FROM sessions WHERE session_key = ? ORDER BY created_at")
+        .all(`agent:main:qq:direct:${USER}`) as { principal: string }[];
+      expect(rows.map((r) => r.principal)).toEqual([`qq:${USER}`, "owner"]);
+    } finally {
+      db.close();
+    }
   });
 
   it("Workspace: a mistake in TOOLS.md is shown on its line; the fixed camera is offered at the next turn", async () => {
@@ -281,7 +293,8 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
           "({ page: document.documentElement.scrollWidth, window: window.innerWidth })",
         );
         expect(widths.page, `${name} at ${width} px`).toBeLessThanOrEqual(widths.window);
-        // No placeholder leaking into what a person reads.
+        // No placeholder leaking into what a person reads (the rendered text, hence innerText).
+        // biome-ignore lint/performance/useDomNodeTextContent: the text as shown is the point
         const shown = (await p.locator("main").innerText()).replace(/nullable/g, "");
         expect(shown, name).not.toMatch(/\bnull\b|\bundefined\b|\bNaN\b|\[object Object\]/);
         if (name === "context") {
