@@ -321,6 +321,23 @@ describe("reminders, logs, assets and sessions", () => {
     expect(() => new Function(script)).not.toThrow();
   });
 
+  it("keeps the first load (shell, the one script that draws every page, styles) under 150 KB gzipped", async () => {
+    const wire = async (path: string) =>
+      (
+        await (
+          await fetch(`${box.url}${path}`, {
+            headers: { "Accept-Encoding": "gzip", Cookie: session.cookie },
+            decompress: false,
+          } as RequestInit)
+        ).arrayBuffer()
+      ).byteLength;
+    const script = /src="([^"]+)"/.exec(session.page)?.[1] ?? "";
+    const styles = /href="(\/console\/assets\/[^"]+)"/.exec(session.page)?.[1] ?? "";
+    const sizes = [await wire("/"), await wire(script), await wire(styles)];
+    expect(sizes.every((n) => n > 100)).toBe(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(150 * 1024);
+  });
+
   it("gives the current CSRF token only to a logged-in session, and names the default conversation", async () => {
     expect((await fetch(`${box.url}/console/api/session`)).status).toBe(401);
     const mine = (await (await get("session")).json()) as { csrf: string };
