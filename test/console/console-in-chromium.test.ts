@@ -351,6 +351,11 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
 
   it("pulls a model with a live progress bar to 100%, and it becomes the local model without a restart", async () => {
     await page.goto(`${base}/#models`);
+    // Before any pull there is no bar at all, and the primary is not offered as its own fallback.
+    await page.locator('tr[data-model="tiny-chat"] button.pull').waitFor();
+    await expect(page.locator("#pull-progress").isVisible()).resolves.toBe(false);
+    const primary = await page.locator("#primary").inputValue();
+    await expect(page.locator(`#fallback option[value="${primary}"]`).count()).resolves.toBe(0);
     await page.locator('tr[data-model="tiny-chat"] button.pull').click();
     const seen = new Set<string>();
     const bar = page.locator("#pull-progress");
@@ -447,5 +452,60 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("a page that finishes loading after the person moved on does not replace the page they are on", async () => {
+    await page.goto(`${base}/#models`);
+    await page.locator("#chat-models").waitFor();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let statusAsked = false;
+    await page.route("**/console/api/status", async (route) => {
+      statusAsked = true;
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.goto(`${base}/#status`);
+      while (!statusAsked) await Bun.sleep(20);
+      await page.goto(`${base}/#memory`);
+      await page.locator("#memory-query").waitFor();
+      const drawn = page.waitForResponse((r) => r.url().endsWith("/console/api/status"));
+      release();
+      await drawn;
+      await Bun.sleep(300);
+      await expect(page.locator("main h1").textContent()).resolves.toBe("Memory");
+    } finally {
+      release();
+      await page.unroute("**/console/api/status");
+    }
+  });
+
+  it("after Use, the Models page no longer shows the finished pull's message", async () => {
+    await page.goto(`${base}/#models`);
+    await page.locator("#chat-models").waitFor();
+    await expect(page.locator("#pull-status").textContent()).resolves.toContain("installed");
+    const csrf = (await page.locator("body").getAttribute("data-csrf")) ?? "";
+    const used = await page.evaluate(
+      async (token) =>
+        (
+          await fetch("/console/api/models/activate", {
+            method: "POST",
+            headers: { "Content-Type": "application/json", "X-Clawbox-CSRF": token },
+            body: JSON.stringify({ name: "tiny-chat" }),
+          })
+        ).status,
+      csrf,
+    );
+    expect(used).toBe(200);
+    // Away and back, waiting for each page to be drawn, so the Models page read is a new one.
+    await page.goto(`${base}/#status`);
+    await page.locator("main h1", { hasText: "Status" }).waitFor();
+    await page.goto(`${base}/#models`);
+    await page.locator("#chat-models").waitFor();
+    await expect(page.locator("#pull-status").textContent()).resolves.toBe("");
+    await expect(page.locator("#pull-progress").isVisible()).resolves.toBe(false);
   });
 });

@@ -300,6 +300,10 @@ describe("reminders, logs, assets and sessions", () => {
     const text = logs.lines.map((l) => l.line).join("\n");
     expect(text).toContain("channel settings changed from the console");
     expect(text).not.toContain(QQ_SECRET);
+    // The no-model hint (from the chat tried above) names no port: this box is not on 18790.
+    expect(box.url).not.toContain(":18790");
+    expect(text).toContain("clawbox console url prints its link");
+    expect(text).not.toContain("18790");
     const warn = (await (await get("logs?level=error")).json()) as { lines: { line: string }[] };
     expect(warn.lines.every((l) => !l.line.startsWith("INFO"))).toBe(true);
   });

@@ -48,6 +48,9 @@ async function sessionsPage(id) {
 
 async function transcriptPage(id) {
   const t = await api(`sessions/${encodeURIComponent(id)}/transcript`);
+  // The person may have opened another transcript while this one loaded.
+  const [, asked] = location.hash.slice(1).split("/");
+  if (!asked || decodeURIComponent(asked) !== id) return;
   page(
     t.sessionKey,
     h(

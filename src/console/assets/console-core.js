@@ -110,6 +110,14 @@ function stateBadge(state) {
 }
 
 function page(title, ...children) {
+  // A page that finished loading after the person had moved on (a slow Status while they
+  // opened Models) must not replace the page they are on now.
+  // Every page is titled with its name; a session's transcript with the session's key
+  // (transcriptPage checks itself that it is still the one asked for).
+  const [name, arg] = (location.hash.slice(1) || "chat").split("/");
+  const current = PAGES[name] ? name : "chat";
+  const transcript = current === "sessions" && arg;
+  if (transcript ? PAGES[title.toLowerCase()] : title.toLowerCase() !== current) return;
   main.replaceChildren(h("h1", {}, title), ...children.flat().filter(Boolean));
 }
 

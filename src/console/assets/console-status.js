@@ -73,7 +73,10 @@ const PAGES = {
   status: statusPage,
 };
 
+let routeSeq = 0;
+
 async function route() {
+  const seq = ++routeSeq;
   clearTimeout(pullTimer);
   stopPageTimers();
   const [name, arg] = (location.hash.slice(1) || "chat").split("/");
@@ -83,7 +86,7 @@ async function route() {
   try {
     await show(arg ? decodeURIComponent(arg) : undefined);
   } catch (error) {
-    main.replaceChildren(errorBox(error));
+    if (seq === routeSeq) main.replaceChildren(errorBox(error));
   }
 }
 
