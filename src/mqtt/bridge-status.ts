@@ -1,14 +1,14 @@
 /**
  * The bridge's state as `clawbox mqtt status`, `doctor` and `channels status` see it.
  * `clawbox run` owns the connection, so it writes this snapshot to a small JSON file in
- * the home on every change (atomically: write then rename); other commands read it and
+ * the home on every change (through the atomic writer); other commands read it and
  * check that the writing process is still alive. No secrets: the broker URL is stored
  * without credentials.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "../schema/index.ts";
-import { processAlive } from "../system/index.ts";
+import { processAlive, writeFileAtomic } from "../system/index.ts";
 
 export const CONNECTION_STATES = [
   "connecting",
@@ -49,9 +49,7 @@ export function statusFilePath(home: string): string {
 }
 
 export function writeStatusFile(path: string, status: MqttBridgeStatus): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(status, null, 2)}\n`, { mode: 0o644 });
-  renameSync(temp, path);
+  writeFileAtomic(path, `${JSON.stringify(status, null, 2)}\n`, { mode: 0o644 });
 }
 
 /**

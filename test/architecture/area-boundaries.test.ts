@@ -4,54 +4,12 @@
  * that no one uses, and usage cost is computed in one place. Read from the files
  * themselves (static and dynamic relative imports).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { allFiles, areaOf, importsOf, isTest, sourceFiles, text } from "./source-tree.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-
-function walk(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? walk(join(dir, entry.name))
-      : entry.name.endsWith(".ts")
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
-
-const sourceFiles = walk("src");
-const allFiles = [...sourceFiles, ...walk("test"), ...walk("scripts")];
-const text = new Map(allFiles.map((file) => [file, readFileSync(join(ROOT, file), "utf8")]));
-const isTest = (file: string) => file.endsWith(".test.ts") || !file.startsWith("src/");
 /** Started by bin/clawbox (a shell script), so no .ts file imports it. */
 const ENTRY_POINTS = new Set(["src/cli/main.ts"]);
-
-/** Relative imports of `file`, resolved to repository paths, with the names imported. */
-function importsOf(file: string): { target: string; names: string[] }[] {
-  const found: { target: string; names: string[] }[] = [];
-  const pattern =
-    /(?:import|export)\s+(?:type\s+)?(\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+)?\s*(?:,\s*\{[^}]*\})?\s*from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g;
-  for (const match of (text.get(file) ?? "").matchAll(pattern)) {
-    const spec = match[2] ?? match[3];
-    if (!spec) continue;
-    const names = (match[1] ?? "*")
-      .replace(/[{}]/g, "")
-      .split(",")
-      .map((part) =>
-        part
-          .trim()
-          .replace(/^type\s+/, "")
-          .split(/\s+as\s+/)[0]
-          ?.trim(),
-      )
-      .filter((name): name is string => Boolean(name));
-    found.push({ target: normalize(join(dirname(file), spec)), names: match[3] ? ["*"] : names });
-  }
-  return found;
-}
-
-const areaOf = (file: string) => file.split("/")[1] ?? "";
 
 describe("source tree boundaries", () => {
   it("an area imports another area only through that area's index.ts", () => {

@@ -6,21 +6,10 @@
  * outside src/sessions/, no code (comments aside) writes or matches the `agent:` prefix
  * of a key, builds a `…:direct:…`/`…:group:…` address from parts, or splits a key.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-
-function walk(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? walk(join(dir, entry.name))
-      : /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith(".test.ts")
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
+import { codeLines, ROOT, walk } from "./source-tree.ts";
 
 /** What building or parsing a key looks like in code. */
 const KEY_CODE: { what: string; pattern: RegExp }[] = [
@@ -30,30 +19,6 @@ const KEY_CODE: { what: string; pattern: RegExp }[] = [
   { what: "builds an address from parts", pattern: /:(?:direct|group):\$\{/ },
   { what: "splits a key", pattern: /[kK]ey\.split\(/ },
 ];
-
-/** The file's lines without comments (block, JSDoc and line comments). */
-function codeLines(text: string): { line: number; code: string }[] {
-  const out: { line: number; code: string }[] = [];
-  let inBlock = false;
-  text.split("\n").forEach((raw, index) => {
-    let code = raw;
-    if (inBlock) {
-      const end = code.indexOf("*/");
-      if (end < 0) return;
-      code = code.slice(end + 2);
-      inBlock = false;
-    }
-    code = code.replace(/\/\*.*?\*\//g, "");
-    const start = code.indexOf("/*");
-    if (start >= 0) {
-      inBlock = true;
-      code = code.slice(0, start);
-    }
-    code = code.replace(/(^|[^:"'`])\/\/.*$/, "$1");
-    if (code.trim()) out.push({ line: index + 1, code });
-  });
-  return out;
-}
 
 function keyCodeOutsideSessions(files: Map<string, string>): string[] {
   const found: string[] = [];
@@ -69,7 +34,12 @@ function keyCodeOutsideSessions(files: Map<string, string>): string[] {
 }
 
 describe("session keys", () => {
-  const files = new Map(walk("src").map((file) => [file, readFileSync(join(ROOT, file), "utf8")]));
+  const files = new Map(
+    walk("src", /^(?!.*\.test\.ts$).*\.(ts|js)$/).map((file) => [
+      file,
+      readFileSync(join(ROOT, file), "utf8"),
+    ]),
+  );
 
   it("are built and parsed only in src/sessions/", () => {
     expect(keyCodeOutsideSessions(files)).toEqual([]);
