@@ -24,32 +24,53 @@ export interface TurnFacts {
   timezone?: string;
 }
 
-/** A valid IANA zone or UTC. */
-export function safeTimezone(zone: string | undefined): string {
-  if (!zone) return "UTC";
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: zone });
-    return zone;
-  } catch {
-    return "UTC";
-  }
+interface ZoneFormats {
+  /** `2026-12-01 18:20` */
+  local: Intl.DateTimeFormat;
+  /** `Tue` */
+  weekday: Intl.DateTimeFormat;
 }
 
-const TO_THE_MINUTE = {
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-} as const;
+/** Formatters by zone: building one costs far more than using it (ICU), and zones are few. */
+const formats = new Map<string, ZoneFormats | null>();
+const MAX_ZONES = 16;
+
+function formatsFor(zone: string): ZoneFormats | null {
+  const known = formats.get(zone);
+  if (known !== undefined) return known;
+  let built: ZoneFormats | null;
+  try {
+    built = {
+      local: new Intl.DateTimeFormat("sv-SE", {
+        timeZone: zone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+      }),
+      weekday: new Intl.DateTimeFormat("en-US", { timeZone: zone, weekday: "short" }),
+    };
+  } catch {
+    built = null;
+  }
+  if (formats.size >= MAX_ZONES) formats.clear();
+  formats.set(zone, built);
+  return built;
+}
+
+/** A valid IANA zone or UTC. */
+export function safeTimezone(zone: string | undefined): string {
+  return zone && formatsFor(zone) ? zone : "UTC";
+}
 
 /** `2026-12-01 18:20 Tue (Europe/Berlin)`: local time to the minute, weekday, zone. */
 export function formatTurnTime(now: number, zone: string | undefined): string {
   const timeZone = safeTimezone(zone);
+  const { local, weekday } = formatsFor(timeZone) as ZoneFormats;
   const date = new Date(now);
-  const local = date.toLocaleString("sv-SE", { timeZone, hourCycle: "h23", ...TO_THE_MINUTE });
-  const weekday = date.toLocaleDateString("en-US", { timeZone, weekday: "short" });
-  return `${local} ${weekday} (${timeZone})`;
+  return `${local.format(date)} ${weekday.format(date)} (${timeZone})`;
 }
 
 /** A value from a platform (a sender's display name): one line, and it cannot close the stamp. */
