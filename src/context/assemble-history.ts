@@ -81,9 +81,7 @@ export function isFirstRun(
 }
 
 export async function assembleHistory(input: HistoryInput): Promise<AssembledHistory> {
-  const entries = input.session?.leafId
-    ? input.store.transcript.branch(input.session.sessionId, { fromLastCompaction: true })
-    : [];
+  const entries = input.entries ?? readBranch(input.store, input.session);
   const { messages: raw, compaction } = branchMessages(entries);
   if (samePending(raw[raw.length - 1]?.message, input.pending)) raw.pop();
   const firstRun = !compaction && raw.length === 0;

@@ -21,6 +21,24 @@ describe("token accounting", () => {
     expect(image).toBeGreaterThanOrEqual(1200);
   });
 
+  it("counts a repeated prompt part once, but retries an exact count that failed", async () => {
+    const asked: string[] = [];
+    let tokenizerReady = false;
+    const counter = await createTokenCounter({
+      countTokens: async (text) => {
+        asked.push(text);
+        return text === "probe" || tokenizerReady ? text.length : undefined;
+      },
+    });
+    const system = "You are the home assistant of this house.".repeat(20);
+    // The tokenizer is not ready: an estimate, not kept.
+    expect(await counter.count(system)).toBe(Math.ceil(estimateTextTokens(system) * 1.2));
+    tokenizerReady = true;
+    expect(await counter.count(system)).toBe(system.length);
+    expect(await counter.count(system)).toBe(system.length);
+    expect(asked.filter((t) => t === system)).toHaveLength(2);
+  });
+
   it("recognizes overflow errors but not rate limits", () => {
     for (const m of [
       "request_too_large",

@@ -56,6 +56,9 @@ export function estimatePromptTokens(systemPrompt: string, messages: readonly Me
   return total;
 }
 
+const PROMPT_PART_MEMO = 48;
+const MEMO_MAX_CHARS = 64_000;
+
 /**
  * A counter for one model. Probes the provider's tokenizer once; if it answers
  * undefined (model not loaded) the counter falls back to estimates for its lifetime.
@@ -70,17 +73,40 @@ export async function createTokenCounter(source?: TokenSource): Promise<TokenCou
     }
   }
   const template = exact ? await source?.chatTemplate?.().catch(() => undefined) : undefined;
-  const count = async (text: string): Promise<number> => {
+  /** The count, and whether it is what this counter promises (exact when `exact`). */
+  const measure = async (text: string): Promise<{ n: number; promised: boolean }> => {
     if (exact && source?.countTokens) {
       const n = await source.countTokens(text).catch(() => undefined);
-      if (n !== undefined) return n;
+      if (n !== undefined) return { n, promised: true };
     }
-    return estimateTokens(text);
+    return { n: estimateTokens(text), promised: !exact };
+  };
+  const count = async (text: string): Promise<number> => (await measure(text)).n;
+  // Prompt parts (system prompt, tool schemas, workspace files) come again every turn,
+  // byte-identical: their counts are kept, the most recent PROMPT_PART_MEMO of them.
+  const memo = new Map<string, number>();
+  const countPart = async (text: string): Promise<number> => {
+    const hit = memo.get(text);
+    if (hit !== undefined) {
+      memo.delete(text);
+      memo.set(text, hit);
+      return hit;
+    }
+    const { n, promised } = await measure(text);
+    // A failed exact count fell back to an estimate: not kept, the next call retries.
+    if (promised && text.length <= MEMO_MAX_CHARS) {
+      memo.set(text, n);
+      for (const oldest of memo.keys()) {
+        if (memo.size <= PROMPT_PART_MEMO) break;
+        memo.delete(oldest);
+      }
+    }
+    return n;
   };
   return {
     exact,
     ...(template ? { template } : {}),
-    count,
+    count: countPart,
     async countMessage(message) {
       const { text, images } = messageCountingText(message);
       return (await count(text)) + images * IMAGE_TOKENS + MESSAGE_OVERHEAD_TOKENS;
