@@ -2,7 +2,9 @@
  * Reads workspace files through a cache keyed by (path, mtime, size): unchanged files
  * are not re-read, and any change made over SSH is seen on the very next read because
  * every read stats the file. A watcher may also `invalidate` a path, which catches
- * same-size edits within the file system's mtime granularity.
+ * same-size edits within the file system's mtime granularity. Values derived from a
+ * file's text (a parsed SKILL.md front matter) are kept with that version of the file
+ * and go when it changes, so a turn does not parse unchanged files again.
  */
 import { readFileSync, statSync } from "node:fs";
 
@@ -10,6 +12,7 @@ interface CachedFile {
   mtimeMs: number;
   size: number;
   text: string;
+  derived?: Map<string, unknown>;
 }
 
 export type CachedRead =
@@ -48,6 +51,18 @@ export class FileCache {
         error: String((error as NodeJS.ErrnoException).code ?? error),
       };
     }
+  }
+
+  /**
+   * `compute(text)` for the version of `path` the last `read` returned, computed once
+   * per version and kind; undefined when that read failed (nothing is cached).
+   */
+  derive<T>(path: string, kind: string, compute: (text: string) => T): T | undefined {
+    const file = this.files.get(path);
+    if (!file) return undefined;
+    file.derived ??= new Map();
+    if (!file.derived.has(kind)) file.derived.set(kind, compute(file.text));
+    return file.derived.get(kind) as T;
   }
 
   invalidate(path?: string): void {

@@ -148,6 +148,32 @@ describe("skills", () => {
     }
   });
 
+  it("parses an unchanged SKILL.md once and sees an edit on the next load", async () => {
+    const root = mkdtempSync(join(tmpdir(), "clawbox-skills-"));
+    try {
+      const dir = join(root, "workspace");
+      skill(dir, "lights", "---\nname: lights\ndescription: turn lights on\nenv: [HA_URL]\n---\n");
+      const cache = new FileCache();
+      const env = { env: { HA_URL: "http://ha.local" }, hasBin: () => true };
+      const load = async () =>
+        (await loadSkills([{ source: "workspace", dir }], cache, env)).available[0];
+      const first = await load();
+      const second = await load();
+      // The same parsed front matter (not a second parse of the same text).
+      expect(second?.requires.env).toBe(first?.requires.env);
+      skill(
+        dir,
+        "lights",
+        "---\nname: lights\ndescription: turn lights on and off\nenv: [HA_URL]\n---\n",
+      );
+      const edited = await load();
+      expect(edited?.description).toBe("turn lights on and off");
+      expect(edited?.requires.env).not.toBe(first?.requires.env);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("ships bundled skills with valid front matter", async () => {
     const set = await loadSkills(
       [{ source: "bundled", dir: runtimeLayout().skillsDir }],

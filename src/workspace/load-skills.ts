@@ -104,7 +104,8 @@ export async function loadSkills(
     for (const path of listSkillFiles(dir)) {
       const read = cache.read(path);
       if (!read.ok) continue;
-      const fm = await parseSkillFrontMatter(read.text);
+      const fm = await (cache.derive(path, "skill-front-matter", parseSkillFrontMatter) ??
+        parseSkillFrontMatter(read.text));
       if (!fm.ok) {
         broken.push({ name: path, path, source, reason: `invalid SKILL.md: ${fm.error}` });
         continue;
