@@ -89,6 +89,8 @@ export interface Agent extends ModelSelection {
   mcpStatus(): McpServerStatus[];
   /** Resolves when no run is running or queued (the shutdown drain waits on it). */
   idle(): Promise<void>;
+  /** Drops per-session caches (context token counts) of sessions idle for `idleMs`. */
+  trim(idleMs: number): void;
   /** Aborts running and queued runs, waits for them, disposes providers. */
   close(): Promise<void>;
 }
@@ -437,6 +439,7 @@ export function createAgent(deps: AgentDeps): Agent {
     activeRuns: () => controllers.size,
     ready: () => mcp.ready(),
     idle: () => gate.idle(),
+    trim: (idleMs) => engine.trim(idleMs),
     mcpStatus: () => mcp.status(),
     async close() {
       closing = true;

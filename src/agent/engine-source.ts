@@ -17,6 +17,8 @@ export interface EngineDeps {
 
 export interface EngineSource {
   get(): Promise<ContextEngine>;
+  /** The engine's per-session caches of sessions idle for `idleMs` (none created for this). */
+  trim(idleMs: number): void;
   /** Disposes the engine if this source created it (a caller's engine is the caller's). */
   dispose(): void;
 }
@@ -31,6 +33,9 @@ export function createEngineSource(
       if (given) return given;
       created ??= createContextEngine(deps);
       return created;
+    },
+    trim(idleMs) {
+      (given ?? created)?.trim?.(idleMs);
     },
     dispose() {
       created?.dispose?.();

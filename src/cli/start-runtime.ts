@@ -10,8 +10,10 @@ import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import type { SessionResolver } from "../sessions/index.ts";
 import { damagedDatabaseError, type Store } from "../store/index.ts";
 import {
+  createIdleTrimmer,
   createSystemdNotifier,
   type HomePaths,
+  type IdleTrimmer,
   type Logger,
   type SystemdNotifier,
 } from "../system/index.ts";
@@ -43,6 +45,20 @@ export interface StartOptions {
    * plain message) or "report" (run: start, log it, and /health shows it degraded).
    */
   onDamage?: "refuse" | "report";
+  /**
+   * Give memory back after busy periods (run: the service): once no turn has run for
+   * IDLE_TRIM_MS, per-session caches are dropped, SQLite shrinks its page cache and one
+   * full garbage collection returns free pages (src/system/idle-trim.ts).
+   */
+  trimWhenIdle?: boolean;
+}
+
+/** Idle time after the last turn before the service gives memory back. */
+export const IDLE_TRIM_MS = 10_000;
+
+/** `agent` whose turns count as activity for `trimmer`. */
+function trackedAgent(agent: Agent, trimmer: IdleTrimmer): Agent {
+  return { ...agent, chat: (request) => trimmer.track(agent.chat(request)) };
 }
 
 export async function startRuntime(ctx: CliContext, options: StartOptions = {}): Promise<Runtime> {
@@ -79,7 +95,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
     sessions,
   });
   notifier.status("starting agent");
-  const agent = scheduler.observe(
+  const observed = scheduler.observe(
     createAgent({
       config,
       store,
@@ -89,6 +105,15 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
       ...runtimeTools({ config, paths, memory, scheduler }),
     }),
   );
+  // Sessions idle as long as the box: all of them when the trim runs.
+  const trimmer = options.trimWhenIdle
+    ? createIdleTrimmer({
+        afterMs: IDLE_TRIM_MS,
+        hooks: [() => observed.trim(IDLE_TRIM_MS), () => store.shrinkMemory()],
+        logger: logger.child("memory"),
+      })
+    : undefined;
+  const agent = trimmer ? trackedAgent(observed, trimmer) : observed;
   let closed = false;
   return {
     config,
@@ -113,6 +138,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
+      trimmer?.close();
       const scheduled = scheduler.close();
       await agent.close();
       await scheduled;

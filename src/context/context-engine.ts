@@ -146,6 +146,12 @@ export interface ContextEngine {
   maintain(sessionId: string, store: Store): Promise<void>;
   /** What the next turn would see (for `clawbox context` and `/context`). */
   report?(input: ContextReportInput): Promise<ContextReport>;
+  /**
+   * Drops what the engine keeps per session only to speed up the next turn (token
+   * counts) for sessions not used for `idleMs`: the box calls it when it has been idle
+   * for a while. Safe at any time; the next turn of such a session redoes the work.
+   */
+  trim?(idleMs: number): void;
   /** Stops watchers. Safe to call twice. */
   dispose?(): void;
 }

@@ -54,6 +54,8 @@ export interface ContextEngineDeps {
   watch?: boolean;
 }
 
+const MAX_FIXED_SESSIONS = 256;
+
 interface ModelInfo extends TokenSource {
   providerId: string;
   model: string;
@@ -67,6 +69,7 @@ export class DefaultContextEngine implements ContextEngine {
   private readonly watcher: WorkspaceWatcher;
   private readonly tokens = new MessageTokenCache();
   private readonly counters = new WeakMap<object, TokenCounter>();
+  /** The fixed prompt's tokens of recent sessions, for compaction's plan (bounded, LRU). */
   private readonly fixed = new Map<string, number>();
   private readonly env: PromptEnv;
 
@@ -188,6 +191,7 @@ export class DefaultContextEngine implements ContextEngine {
   ) {
     const config = this.deps.config.context;
     const sessionId = session?.sessionId ?? "";
+    this.tokens.startAssembly(sessionId);
     // The branch is read once; whether this is the first run decides BOOTSTRAP.md.
     const entries = readBranch(this.deps.store, session);
     const firstRun = isFirstRun(entries, pending);
@@ -218,7 +222,7 @@ export class DefaultContextEngine implements ContextEngine {
       prepared.files.some((f) => f.name === "BOOTSTRAP.md" && !f.missing),
     );
     const fixed = prepared.fixedTokens;
-    if (sessionId) this.fixed.set(sessionId, fixed);
+    if (sessionId) this.rememberFixed(sessionId, fixed);
     const room = Math.max(0, prepared.caps.available - fixed);
     const fitted = pending
       ? await fitPending({
@@ -278,6 +282,20 @@ export class DefaultContextEngine implements ContextEngine {
       system: prepared.system,
       tools: prepared.tools.kept,
     };
+  }
+
+  /** Kept for compaction; heartbeat runs start a new session each time, so it is bounded. */
+  private rememberFixed(sessionId: string, tokens: number): void {
+    this.fixed.delete(sessionId);
+    this.fixed.set(sessionId, tokens);
+    for (const oldest of this.fixed.keys()) {
+      if (this.fixed.size <= MAX_FIXED_SESSIONS) break;
+      this.fixed.delete(oldest);
+    }
+  }
+
+  trim(idleMs: number): void {
+    this.tokens.evictIdle(idleMs);
   }
 
   /** BOOTSTRAP.md seeded and now gone: the ritual is done; record it once. */

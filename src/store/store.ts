@@ -47,6 +47,14 @@ export class Store {
     }
   }
 
+  /**
+   * Frees what this connection keeps in memory that it can read again (its page cache),
+   * `PRAGMA shrink_memory`: the box's idle trim calls it after a busy period.
+   */
+  shrinkMemory(): void {
+    this.db.run("PRAGMA shrink_memory");
+  }
+
   close(): void {
     try {
       this.db.run("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -7,6 +7,8 @@ export {
 } from "./bounded-process.ts";
 export { CLOCK_HINT, clockHint } from "./clock-hint.ts";
 export { formatBytes } from "./format-bytes.ts";
+export { createIdleTrimmer, type IdleTrimmer, type IdleTrimOptions } from "./idle-trim.ts";
+export { SERVICE_JIT_POLICY, useServiceJitPolicy } from "./jit-policy.ts";
 export { type LogEntry, LogRing } from "./log-ring.ts";
 export {
   createLogger,

@@ -16,7 +16,7 @@ import {
 import { ClawboxError } from "../../errors/index.ts";
 import { noModelNotice } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
-import { makeNonDumpable } from "../../system/index.ts";
+import { makeNonDumpable, useServiceJitPolicy } from "../../system/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { handleStopSignals } from "../graceful-stop.ts";
@@ -86,6 +86,8 @@ export const runCommand: Command = {
     // First: a command the service runs (exec, MCP, camera helpers) must not read its
     // environment or memory through /proc/<pid> (docs/SECURITY.md, "Secrets").
     const dumpable = makeNonDumpable();
+    // The service keeps its memory down: hot code stays interpreted (src/system/jit-policy.ts).
+    useServiceJitPolicy();
     // The flags are checked before anything starts (database, workspace, memory).
     const { config } = ctx.config();
     const host = (values.host ?? config.server.host).replace(/^\[(.*)\]$/, "$1");
@@ -103,7 +105,7 @@ export const runCommand: Command = {
         },
       );
     }
-    const runtime = await startRuntime(ctx, { onDamage: "report" });
+    const runtime = await startRuntime(ctx, { onDamage: "report", trimWhenIdle: true });
     const log = runtime.logger.child("run");
     if (!dumpable.ok)
       log.warn(

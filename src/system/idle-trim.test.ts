@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createIdleTrimmer, type IdleTrimmer } from "./idle-trim.ts";
+import { createLogger } from "./logger.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let trimmer: IdleTrimmer | undefined;
+afterEach(() => trimmer?.close());
+
+function setup(afterMs = 40) {
+  const steps: string[] = [];
+  const lines: string[] = [];
+  trimmer = createIdleTrimmer({
+    afterMs,
+    hooks: [
+      () => steps.push("caches"),
+      () => {
+        throw new Error("database is locked");
+      },
+      () => steps.push("sqlite"),
+    ],
+    logger: createLogger({ level: "info", write: (line) => lines.push(line) }),
+    collect: () => steps.push("gc"),
+  });
+  return { trimmer, steps, lines };
+}
+
+describe("idle trim", () => {
+  it("trims once after the idle time, every hook then the collection, and logs a failing hook", async () => {
+    const { trimmer, steps, lines } = setup();
+    await sleep(200);
+    expect(steps).toEqual(["caches", "sqlite", "gc"]);
+    expect(trimmer.trims()).toBe(1);
+    expect(lines.join("\n")).toContain("database is locked");
+  });
+
+  it("never trims while a task runs, and trims again only after new activity", async () => {
+    const { trimmer, steps } = setup();
+    let finish = () => {};
+    const task = trimmer.track(new Promise<string>((resolve) => (finish = () => resolve("done"))));
+    await sleep(200);
+    expect(steps).toEqual([]);
+    finish();
+    expect(await task).toBe("done");
+    await sleep(200);
+    expect(trimmer.trims()).toBe(1);
+    await sleep(200);
+    expect(trimmer.trims()).toBe(1);
+    await trimmer.track(sleep(1));
+    await sleep(200);
+    expect(trimmer.trims()).toBe(2);
+  });
+
+  it("passes a task's failure through and still counts the box idle afterwards", async () => {
+    const { trimmer } = setup();
+    await expect(trimmer.track(Promise.reject(new Error("model down")))).rejects.toThrow(
+      "model down",
+    );
+    await sleep(200);
+    expect(trimmer.trims()).toBe(1);
+  });
+
+  it("does nothing after close", async () => {
+    const { trimmer, steps } = setup();
+    trimmer.close();
+    await sleep(200);
+    expect(steps).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Gives memory back after a busy period. A burst of turns leaves free space in the JS
+ * heap, free pages in mimalloc (Bun's allocator for everything outside the JS heap),
+ * SQLite's page cache and per-session caches behind; nothing uses them while the box
+ * waits. Once no tracked task has run for `afterMs`, the trimmer calls its hooks (drop
+ * per-session caches, `PRAGMA shrink_memory`), then runs one full garbage collection,
+ * which in Bun also returns mimalloc's free pages to the OS (`Bun.gc(true)`).
+ *
+ * Guarantees: it runs at most once per idle period (a quiet box does no repeated
+ * work), never while a task runs, and never keeps the process alive (the timer is
+ * unref'd). A throwing hook is logged and the others still run.
+ */
+import type { Logger } from "./logger.ts";
+
+export interface IdleTrimmer {
+  /** Resolves like `task`; the box counts as busy until it settles. */
+  track<T>(task: Promise<T>): Promise<T>;
+  /** Trims that ran so far. */
+  trims(): number;
+  /** Stops the timer; no trim runs after this. */
+  close(): void;
+}
+
+export interface IdleTrimOptions {
+  /** Idle time before trimming. */
+  afterMs: number;
+  /** Each drops something kept only to speed up later work. Must not throw (it is logged). */
+  hooks: readonly (() => void)[];
+  logger?: Logger;
+  /** The full collection (default `Bun.gc(true)`). */
+  collect?: () => void;
+}
+
+export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
+  const collect = options.collect ?? (() => Bun.gc(true));
+  let running = 0;
+  let trims = 0;
+  let closed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const trim = () => {
+    timer = undefined;
+    if (closed) return;
+    const before = process.memoryUsage.rss();
+    for (const hook of options.hooks) {
+      try {
+        hook();
+      } catch (error) {
+        options.logger?.warn("idle trim step failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    collect();
+    trims++;
+    const mb = (bytes: number) => Math.round(bytes / 104857.6) / 10;
+    options.logger?.debug("idle: memory given back", {
+      rssBeforeMb: mb(before),
+      rssAfterMb: mb(process.memoryUsage.rss()),
+    });
+  };
+  const schedule = () => {
+    if (closed) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(trim, options.afterMs);
+    timer.unref?.();
+  };
+  // Starting up is a burst of its own.
+  schedule();
+
+  return {
+    async track(task) {
+      running++;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      try {
+        return await task;
+      } finally {
+        running--;
+        if (running === 0) schedule();
+      }
+    },
+    trims: () => trims,
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
