@@ -28,6 +28,8 @@ import { applyModelSettings } from "./model-settings.ts";
 /** A model or provider name as the console sends it. */
 const name = z.string().check(z.minLength(1), z.maxLength(100));
 const nameBody = z.object({ name });
+/** A pull: `allowUnverified` is the page's "download without a checksum" choice. */
+const pullBody = z.object({ name, allowUnverified: z.optional(z.boolean()) });
 const chainBody = z.object({
   primary: name,
   fallbacks: z.array(name).check(z.maxLength(8)),
@@ -100,7 +102,7 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
   app.get("/console/api/models/pull", (c) => c.json(pullState()));
 
   app.post("/console/api/models/pull", async (c) => {
-    const body = await readBody(c, nameBody);
+    const body = await readBody(c, pullBody);
     if (!body.ok) return body.response;
     const model = manifest().models.find((m) => m.name === body.value.name);
     if (!model)
@@ -110,7 +112,19 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
         "MODEL_NOT_FOUND",
         `no model named "${body.value.name}" in the manifest`,
       );
-    if (!job.start(model)) return apiError(c, 409, "BUSY", "another model is being pulled");
+    // The same explicit choice as `clawbox models pull --allow-unverified`, asked before
+    // anything is downloaded.
+    const unverified = model.files.filter((f) => f.sha256 === null).map((f) => f.name);
+    const allowUnverified = body.value.allowUnverified === true;
+    if (unverified.length > 0 && !allowUnverified)
+      return apiError(
+        c,
+        400,
+        "MODEL_INVALID",
+        `${model.name} has no published checksum (sha256) for ${unverified.join(", ")}, so the download cannot be verified. Tick "download without a checksum" next to Pull to download it anyway; the checksum it gets is shown when it is done.`,
+      );
+    if (!job.start(model, { allowUnverified }))
+      return apiError(c, 409, "BUSY", "another model is being pulled");
     return c.json(pullState(), 202);
   });
 

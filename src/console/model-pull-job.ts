@@ -3,8 +3,11 @@
  * progress the Models page polls. Uses the same resumable, verified `pullModel` as
  * `clawbox models pull`, with the same retries (network errors with backoff, a clock that
  * is behind until NTP fixes it; the page shows why it waits); a finished chat model
- * becomes the local model when none was set.
+ * becomes the local model when none was set. A model without a published sha256 is
+ * pulled only when the person chose so (the CLI's `--allow-unverified`), and the finished
+ * message names the sha256 it computed.
  */
+import { basename } from "node:path";
 import { type ClawboxError, toClawboxError } from "../errors/index.ts";
 import {
   activateIfUnset,
@@ -48,21 +51,26 @@ export class ModelPullJob {
     this.current = { name: null, state: "idle", received: 0, total: null, message: null };
   }
 
-  /** Starts pulling `model`; false when another pull is running. */
-  start(model: ManifestModel): boolean {
+  /**
+   * Starts pulling `model`; false when another pull is running. `allowUnverified` accepts
+   * files the manifest publishes no sha256 for (the person chose it on the page); their
+   * computed sha256 is in the finished message.
+   */
+  start(model: ManifestModel, options: { allowUnverified?: boolean } = {}): boolean {
     if (this.current.state === "running") return false;
     const total = model.files.reduce((sum, f) => sum + (f.size ?? 0), 0) || null;
     this.current = { name: model.name, state: "running", received: 0, total, message: null };
-    void this.run(model);
+    void this.run(model, options.allowUnverified === true);
     return true;
   }
 
-  private async run(model: ManifestModel): Promise<void> {
+  private async run(model: ManifestModel, allowUnverified: boolean): Promise<void> {
     const done = new Map<string, number>();
     try {
       const { mirror } = this.deps.config.models;
       const result = await pullModel(model, {
         modelsDir: this.deps.paths.modelsDir,
+        allowUnverified,
         ...(mirror ? { mirror } : {}),
         ...(this.deps.manifestPath ? { manifestPath: this.deps.manifestPath } : {}),
         onProgress: (p) => {
@@ -87,6 +95,8 @@ export class ModelPullJob {
         },
       });
       let message = `${model.name} installed in ${result.dir}`;
+      for (const file of result.files.filter((f) => !f.verified))
+        message = `${message}; ${basename(file.path)} not verified (no sha256 in the manifest), its sha256 is ${file.sha256}`;
       if (model.kind === "chat") {
         const installed = readInstalledChatModel(result.dir);
         if (installed) {

@@ -119,6 +119,18 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
               { name: "tiny-chat.gguf", url: files.url, sha256: files.sha256, size: files.bytes },
             ],
           },
+          {
+            name: "tiny-unverified",
+            kind: "chat",
+            description: "the same file, with no checksum published",
+            quantization: "F32",
+            contextLength: 512,
+            minRamMb: 32,
+            license: "MIT",
+            files: [
+              { name: "tiny-unverified.gguf", url: files.url, sha256: null, size: files.bytes },
+            ],
+          },
         ],
       }),
     );
@@ -507,5 +519,31 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await page.locator("#chat-models").waitFor();
     await expect(page.locator("#pull-status").textContent()).resolves.toBe("");
     await expect(page.locator("#pull-progress").isVisible()).resolves.toBe(false);
+  });
+
+  it("pulls a model with no published checksum only when the person ticks that choice, then names its sha256", async () => {
+    await page.goto(`${base}/#status`);
+    await page.locator("main h1", { hasText: "Status" }).waitFor();
+    await page.goto(`${base}/#models`);
+    const row = page.locator('tr[data-model="tiny-unverified"]');
+    await row.locator("button.pull").waitFor();
+    await expect(row.locator(".badge.warn").textContent()).resolves.toBe("no checksum");
+    // Pull without the tick: refused before anything is downloaded, in plain words.
+    await row.locator("button.pull").click();
+    const status = page.locator("#pull-status");
+    await expect.poll(() => status.textContent()).toContain("no published checksum");
+    await expect(status.textContent()).resolves.toContain("download without a checksum");
+    expect(existsSync(join(home, "models", "tiny-unverified"))).toBe(false);
+    await page.screenshot({ path: join(SHOTS, "models-unverified-refused.png"), fullPage: true });
+    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth");
+    expect(overflow).toBeLessThanOrEqual(390);
+    // With the tick: the download runs, and the finished message names the sha256 it got.
+    await row.locator("input.allow-unverified").check();
+    await row.locator("button.pull").click();
+    await expect
+      .poll(() => status.textContent(), { timeout: 30_000 })
+      .toContain(`its sha256 is ${files.sha256}`);
+    expect(existsSync(join(home, "models", "tiny-unverified", "tiny-unverified.gguf"))).toBe(true);
+    await page.locator('tr[data-model="tiny-unverified"] button.use').waitFor();
   });
 });

@@ -101,6 +101,7 @@ async function modelsPage() {
         h("strong", {}, m.name),
         m.name === d.recommendation.model ? h("span", { class: "badge ok" }, "recommended") : null,
         m.active ? h("span", { class: "badge" }, "active") : null,
+        m.verified ? null : h("span", { class: "badge warn" }, "no checksum"),
         h("div", { class: "muted" }, m.description),
       ),
       h(
@@ -122,14 +123,29 @@ async function modelsPage() {
               },
               m.active ? "In use" : "Use",
             )
-          : h(
-              "button",
-              { type: "button", class: "pull", onclick: () => void pull(m.name) },
-              "Pull",
-            ),
+          : pullCell(m),
       ),
     ),
   );
+  /**
+   * Pull, and for a model without a published checksum the explicit choice the CLI's
+   * `--allow-unverified` is: without the tick the box refuses and says why.
+   */
+  function pullCell(m) {
+    const tick = m.verified ? null : h("input", { type: "checkbox", class: "allow-unverified" });
+    const button = h(
+      "button",
+      { type: "button", class: "pull", onclick: () => void pull(m.name, tick?.checked === true) },
+      "Pull",
+    );
+    if (!tick) return button;
+    return h(
+      "div",
+      {},
+      button,
+      h("label", { class: "muted unverified" }, tick, "download without a checksum"),
+    );
+  }
   const ids = d.providers.map((p) => p.id);
   const primary = h(
     "select",
@@ -214,9 +230,10 @@ async function modelsPage() {
     else if (s.state === "done" && location.hash === "#models")
       setTimeout(() => void modelsPage().then(() => show(s)), 400);
   }
-  async function pull(name) {
+  async function pull(name, allowUnverified) {
     try {
-      show(await api("models/pull", { body: { name } }));
+      const body = allowUnverified ? { name, allowUnverified: true } : { name };
+      show(await api("models/pull", { body }));
       await poll();
     } catch (error) {
       progressText.replaceChildren(errorBox(error));
