@@ -2,7 +2,9 @@
  * The home folder before a command touches it. A home that does not exist yet is
  * created (one folder, said on stderr) only when its parent exists: a mistyped
  * `--home /nonexistent/deep/dir` is refused with nothing created, instead of growing a
- * new empty box that then reports "no sessions yet".
+ * new empty box that then reports "no sessions yet". A created home is 0700: it will hold
+ * transcripts, MEMORY.md, the config's secrets and the console secret, none of which
+ * another local user may read.
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
@@ -26,6 +28,6 @@ export function ensureHome(home: string): boolean {
       { hint: "check --home or CLAWBOX_HOME, or create the folder first (mkdir -p)" },
     );
   }
-  mkdirSync(home);
+  mkdirSync(home, { mode: 0o700 });
   return true;
 }

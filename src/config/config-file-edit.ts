@@ -5,7 +5,9 @@
  * and layout survive; the result can be validated as a whole config before anything is
  * written (a form never leaves a config the box would refuse at its next start), and it
  * is written with the atomic writer (temp file, fsync, rename), so a power cut leaves the
- * old file or the new one. A new file is created 0600: it holds secrets. The parser
+ * old file or the new one. A new file is created 0600 and an existing one loses any
+ * permission for other users when it is written: it holds secrets (a form may just have
+ * put one there). The parser
  * loads on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -116,6 +118,6 @@ export async function editConfigFile(
   options: EditConfigOptions = {},
 ): Promise<string> {
   const { text } = await previewConfigEdit(file, edits, options);
-  writeFileAtomic(file, text, { mode: 0o600 });
+  writeFileAtomic(file, text, { mode: 0o600, clearModeBits: 0o007 });
   return text;
 }

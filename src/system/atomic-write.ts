@@ -22,6 +22,11 @@ import { basename, dirname, join } from "node:path";
 export interface AtomicWriteOptions {
   /** File mode for a new file; an existing file keeps its mode. Default 0o644. */
   mode?: number;
+  /**
+   * Permission bits taken away from the mode, new or kept (e.g. 0o007: a file that
+   * holds secrets stops being readable by other users when it is next written).
+   */
+  clearModeBits?: number;
 }
 
 function fsyncDirectory(dir: string): void {
@@ -60,6 +65,7 @@ export function writeFileAtomic(
   } catch {
     // New file: the given or default mode.
   }
+  mode &= ~(options.clearModeBits ?? 0);
   const temp = join(
     dir,
     `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`,
