@@ -117,6 +117,11 @@ describe("session keys and addresses", () => {
     const ownerWeb = "agent:main:web:direct:owner";
     expect(r.admit(ownerWeb, undefined, local).ok).toBe(false);
     expect(r.admit(ownerWeb, undefined, owner).ok).toBe(true);
+    // The token's and the CLI's names are the owner's, whoever names them first.
+    for (const peer of ["token", "cli"]) {
+      expect(r.admit(`agent:main:web:direct:${peer}`, undefined, local).ok).toBe(false);
+      expect(r.reservedFor(`agent:main:web:direct:${peer}`)).toBe("owner");
+    }
     // A named web session belongs to whoever spoke first.
     const named = { sessionKey: "agent:main:web:direct:kitchen", principal: "web:local" };
     expect(r.admit(named.sessionKey, undefined, local).ok).toBe(true);

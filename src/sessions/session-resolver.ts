@@ -127,7 +127,10 @@ export function createSessionResolver(agent: AgentSessionConfig): SessionResolve
     if (identityOf(channel).peers === "platform")
       return principalOfSender(senderAddress(channel, peer));
     if (identity === "cli" || identity === "import") return OWNER;
-    if (identity === "web" && peer === OWNER_PEER) return OWNER;
+    // The token's own name and the CLI's are the owner's too: a tokenless client that
+    // names `web:direct:token` or `web:direct:cli` first does not come to own them.
+    if (identity === "web" && (peer === OWNER_PEER || peer === "token" || peer === "cli"))
+      return OWNER;
     if (identity === "web" && peer === WEB_LOCAL_PEER) return principalOfSender(WEB_LOCAL_SENDER);
     if (identity === "mqtt" && peer === MQTT_PEER) return principalOfSender(MQTT_SENDER);
     return undefined;
