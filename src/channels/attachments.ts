@@ -5,6 +5,8 @@
  * attached when the model can see images; otherwise, or when anything goes wrong, the
  * model reads `[image: name]`. A bad attachment never fails the turn.
  */
+
+import { ClawboxError } from "../errors/index.ts";
 import type { ImageContent } from "../messages/index.ts";
 import type { InboundAttachment, InboundMessage } from "./channel.ts";
 import { fetchPublic } from "./fetch-public.ts";
@@ -48,7 +50,8 @@ async function loadImage(
   const { bytes } = options.fetchMedia
     ? await options.fetchMedia(attachment)
     : await fetchPublic(attachment.url ?? "", { maxBytes, contentTypePrefix: "image/" });
-  if (bytes.length > maxBytes) throw new Error(`image is ${bytes.length} bytes, over ${maxBytes}`);
+  if (bytes.length > maxBytes)
+    throw new ClawboxError("MEDIA_INVALID", `image is ${bytes.length} bytes, over ${maxBytes}`);
   const { scaleImageToJpeg } = await import("../media/index.ts");
   const scaled = await scaleImageToJpeg(bytes, { label: "chat image" });
   return { type: "image", data: scaled.data.toString("base64"), mimeType: scaled.mimeType };

@@ -8,6 +8,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
+import { errorMessage } from "../errors/index.ts";
 import { PairingRequests } from "../pairing/index.ts";
 import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
@@ -99,7 +100,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
       } catch (error) {
         logger.warn("pairing notice not sent", {
           owner,
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         });
       }
     }
@@ -115,7 +116,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
           return dispatcher.receive(message);
         } catch (error) {
           log.error("could not store an inbound message", {
-            error: error instanceof Error ? error.message : String(error),
+            error: errorMessage(error),
           });
           throw error;
         }
@@ -157,7 +158,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
       await adapter.start(host);
       worker?.wake();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       host.setState("error", reason);
       host.logger.error("channel failed to start", { reason });
     }

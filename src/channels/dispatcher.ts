@@ -8,6 +8,7 @@
 import type { Database } from "bun:sqlite";
 import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { formatConversation, type SessionResolver, senderAddress } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import { isOwner } from "../tools/index.ts";
@@ -160,7 +161,11 @@ export class Dispatcher {
 
   private settingsOf(channel: string): DispatcherChannel {
     const settings = this.channels.get(channel);
-    if (!settings) throw new Error(`channel ${channel} is not registered with the dispatcher`);
+    if (!settings)
+      throw new ClawboxError(
+        "INTERNAL",
+        `channel ${channel} is not registered with the dispatcher`,
+      );
     return settings;
   }
 
@@ -226,7 +231,7 @@ export class Dispatcher {
       stored = parts.length > 0;
       if (stored) this.deps.onReplies();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       this.inbox.setState(inboxId, "failed", reason);
       log.error("answering a channel message failed", { channel: message.channel, reason });
     } finally {

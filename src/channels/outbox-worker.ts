@@ -4,6 +4,8 @@
  * stored by other areas (cron, heartbeat) or due for a retry go out without a signal.
  * A throwing adapter counts as a retryable failure; the loop itself never throws.
  */
+
+import { errorMessage } from "../errors/index.ts";
 import { clockHint, type Logger } from "../system/index.ts";
 import type { ChannelAdapter } from "./channel.ts";
 import type { Outbox } from "./outbox.ts";
@@ -43,7 +45,7 @@ export function startOutboxWorker(
       try {
         outcome = await adapter.send(attempt);
       } catch (error) {
-        outcome = { kind: "retry", reason: error instanceof Error ? error.message : String(error) };
+        outcome = { kind: "retry", reason: errorMessage(error) };
       }
       const state = outbox.settle(attempt, outcome);
       const reason = "reason" in outcome ? outcome.reason : undefined;
@@ -67,7 +69,7 @@ export function startOutboxWorker(
     running = sendDue()
       .catch((error: unknown) =>
         logger.error("outbox worker failed", {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         }),
       )
       .finally(() => {

@@ -8,7 +8,7 @@
  * is reported instead.
  */
 import type { QqChannelConfig, WecomAppConfig, WecomBotConfig } from "../config/index.ts";
-import { isClawboxError } from "../errors/index.ts";
+import { errorMessage, isClawboxError } from "../errors/index.ts";
 import { silentLogger } from "../system/index.ts";
 import { createAccessTokenSource } from "./qq/qq-access-token.ts";
 import { QqApi } from "./qq/qq-api.ts";
@@ -20,7 +20,7 @@ export interface ProbeResult {
   message: string;
 }
 
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const reasonOf = (error: unknown) => errorMessage(error);
 
 export async function probeQq(qq: QqChannelConfig): Promise<ProbeResult> {
   const tokens = createAccessTokenSource({

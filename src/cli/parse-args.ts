@@ -4,7 +4,7 @@
  * anything starts.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import type { ArgSpec, Command } from "./command.ts";
 
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(
@@ -15,7 +15,7 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    throw new ClawboxError("CLI_USAGE", error instanceof Error ? error.message : String(error));
+    throw new ClawboxError("CLI_USAGE", errorMessage(error));
   }
 }
 

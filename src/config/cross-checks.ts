@@ -7,7 +7,7 @@
  * defaults where a value is missing or mistyped, so one check lists every error at once.
  */
 import { Cron } from "croner";
-import { isClawboxError } from "../errors/index.ts";
+import { errorMessage, isClawboxError } from "../errors/index.ts";
 import { checkSessionKey, createSessionResolver } from "../sessions/index.ts";
 import type { ClawboxConfig } from "./schema.ts";
 
@@ -139,7 +139,7 @@ export function crossCheckConfig(view: CrossCheckView): CrossIssue[] {
     } catch (error) {
       issues.push({
         path: "memory.dreaming.cron",
-        message: `invalid cron expression "${cron}": ${error instanceof Error ? error.message : String(error)}`,
+        message: `invalid cron expression "${cron}": ${errorMessage(error)}`,
         hint: 'use five fields, e.g. "0 3 * * *"',
       });
     }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ClawboxError } from "../errors/index.ts";
 import { type AgentTool, errorOutput } from "../tools/index.ts";
 import { captureFrame } from "./camera-sources.ts";
 import type { Devices } from "./device-entries.ts";
@@ -39,7 +40,10 @@ export function createCameraSnapshotTool(devices: Devices, options: CameraToolOp
       const camera = devices.cameras.find((c) => c.name === args.camera);
       if (!camera)
         return errorOutput(
-          new Error(`no camera "${String(args.camera)}" (cameras: ${names.join(", ")})`),
+          new ClawboxError(
+            "TOOL_FAILED",
+            `no camera "${String(args.camera)}" (cameras: ${names.join(", ")})`,
+          ),
         );
       try {
         const frame = await captureFrame(camera, ctx.signal, options.env);

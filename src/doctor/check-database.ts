@@ -1,4 +1,6 @@
 /** The database opens, passes integrity_check, and has sqlite-vec and FTS5. */
+
+import { errorMessage } from "../errors/index.ts";
 import { DAMAGED_DATABASE_HINT, damagedDatabaseError, type Store } from "../store/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
@@ -11,7 +13,7 @@ export function checkDatabase(open: () => Store): CheckResult[] {
       {
         name: "database",
         status: "fail",
-        message: error instanceof Error ? error.message : String(error),
+        message: errorMessage(error),
         fix: "check the home folder permissions; for a damaged or empty clawbox.db, follow the advice above",
       },
     ];
@@ -46,7 +48,7 @@ export function checkDatabase(open: () => Store): CheckResult[] {
     results.push({
       name: "fts5",
       status: "fail",
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
       fix: "this SQLite build lacks FTS5; use the clawbox binary from the release",
     });
   }

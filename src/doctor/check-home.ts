@@ -5,6 +5,7 @@
  * it (the packaged service's /var/lib/clawbox is 0750 and passes).
  */
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { errorMessage } from "../errors/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
 export function checkHome(home: string): CheckResult {
@@ -15,7 +16,7 @@ export function checkHome(home: string): CheckResult {
     return {
       name: "home",
       status: "fail",
-      message: `${home} is not writable: ${error instanceof Error ? error.message : String(error)}`,
+      message: `${home} is not writable: ${errorMessage(error)}`,
       fix: "choose another folder with --home or CLAWBOX_HOME, or fix its owner",
     };
   }

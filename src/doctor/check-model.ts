@@ -7,6 +7,7 @@
  */
 import { statSync } from "node:fs";
 import type { ClawboxConfig } from "../config/index.ts";
+import { errorMessage } from "../errors/index.ts";
 import {
   boardResources,
   loadManifest,
@@ -33,7 +34,7 @@ export function checkModelRecommendation(modelsDir: string, manifestPath?: strin
     return {
       name: "model recommendation",
       status: "warn",
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     };
   }
 }
@@ -89,7 +90,7 @@ export async function checkModels(
       results.push({
         name: `model ${id}`,
         status: "fail",
-        message: error instanceof Error ? error.message : String(error),
+        message: errorMessage(error),
         fix: `point models.providers.${id}.path at a valid GGUF file`,
       });
     }
@@ -124,7 +125,7 @@ async function checkChatTemplate(id: string, path: string, threads: number): Pro
     return {
       name,
       status: "warn",
-      message: `could not read the chat template: ${error instanceof Error ? error.message : String(error)}`,
+      message: `could not read the chat template: ${errorMessage(error)}`,
     };
   }
 }

@@ -3,6 +3,8 @@
  * `code` (callers branch on it, logs group by it) and a message that says what was
  * wrong, where, and what to do. Messages must never contain secrets.
  */
+import { errorMessage } from "./error-message.ts";
+
 export type ErrorCode =
   | "CONFIG_INVALID"
   | "CONFIG_UNREADABLE"
@@ -38,6 +40,11 @@ export type ErrorCode =
   | "EMBEDDING_FAILED"
   | "CLI_USAGE"
   | "HTTP_BAD_REQUEST"
+  | "HTTP_UNAUTHORIZED"
+  | "HTTP_NOT_FOUND"
+  | "HTTP_METHOD_NOT_ALLOWED"
+  | "HTTP_BODY_TOO_LARGE"
+  | "HTTP_UNSUPPORTED_MEDIA_TYPE"
   | "CHANNEL_AUTH"
   | "CHANNEL_API"
   | "CHANNEL_NETWORK"
@@ -47,6 +54,9 @@ export type ErrorCode =
   | "MEDIA_INVALID"
   | "PAIRING_LOCKED"
   | "INTERNAL";
+
+/** The codes an HTTP error body carries (`{"error": {"code", "message"}}`). */
+export type HttpErrorCode = Extract<ErrorCode, `HTTP_${string}`> | "INTERNAL";
 
 export interface ClawboxErrorOptions {
   /** What the user can do about it, shown after the message in parentheses. */
@@ -82,6 +92,6 @@ export function isClawboxError(error: unknown, ...codes: ErrorCode[]): error is 
 /** Turns anything thrown into a ClawboxError, keeping the original as `cause`. */
 export function toClawboxError(error: unknown, fallback: ErrorCode = "INTERNAL"): ClawboxError {
   if (error instanceof ClawboxError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new ClawboxError(fallback, message, { cause: error });
 }

@@ -2,6 +2,8 @@ export {
   ClawboxError,
   type ClawboxErrorOptions,
   type ErrorCode,
+  type HttpErrorCode,
   isClawboxError,
   toClawboxError,
 } from "./clawbox-error.ts";
+export { errorMessage } from "./error-message.ts";

@@ -63,7 +63,7 @@ async function headerSize(bytes: Uint8Array, label: string) {
   try {
     const size = imageSize(bytes);
     const rotated = (size.orientation ?? 1) >= 5;
-    if (!size.width || !size.height) throw new Error("no dimensions");
+    if (!size.width || !size.height) throw new ClawboxError("MEDIA_INVALID", "no dimensions");
     return rotated
       ? { width: size.height, height: size.width }
       : { width: size.width, height: size.height };

@@ -5,6 +5,7 @@
  * one with `createMemory` and hands `tools` to the agent.
  */
 import type { ClawboxConfig } from "../config/index.ts";
+import { errorMessage } from "../errors/index.ts";
 import { installedModelDir, pullCommand, readInstalledModel } from "../models/index.ts";
 import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
@@ -137,7 +138,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
             });
             embedderPromise = Promise.resolve({
               embedder: undefined,
-              reason: error instanceof Error ? error.message : String(error),
+              reason: errorMessage(error),
             });
           },
         );
@@ -148,7 +149,7 @@ export function createMemory(deps: MemoryDeps): MemoryService {
         });
         return {
           embedder: undefined,
-          reason: error instanceof Error ? error.message : String(error),
+          reason: errorMessage(error),
         };
       }
     })();

@@ -5,7 +5,7 @@
  * nothing else. Expected failures come back as `isError` results, never exceptions.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { isClawboxError } from "../errors/index.ts";
+import { errorMessage, isClawboxError } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
 import type { AgentTool, ToolOutput } from "../tools/index.ts";
 import type { MemorySearchResponse, SearchOptions } from "./hybrid-search.ts";
@@ -90,10 +90,7 @@ export function createMemoryTools(deps: MemoryToolDeps): AgentTool[] {
           details: response,
         };
       } catch (error) {
-        return text(
-          `memory_search failed: ${error instanceof Error ? error.message : String(error)}`,
-          true,
-        );
+        return text(`memory_search failed: ${errorMessage(error)}`, true);
       }
     },
   };
@@ -143,10 +140,7 @@ export function createMemoryTools(deps: MemoryToolDeps): AgentTool[] {
         };
       } catch (error) {
         if (isClawboxError(error)) return text(error.message, true);
-        return text(
-          `memory_get failed: ${error instanceof Error ? error.message : String(error)}`,
-          true,
-        );
+        return text(`memory_get failed: ${errorMessage(error)}`, true);
       }
     },
   };

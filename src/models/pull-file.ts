@@ -7,7 +7,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 
 export interface PullProgress {
   file: string;
@@ -96,7 +96,7 @@ export async function pullFile(options: PullFileOptions): Promise<PullFileResult
   const handle = await open(part, offset > 0 ? "a" : "w");
   let received = offset;
   try {
-    if (!response.body) throw new Error("empty response body");
+    if (!response.body) throw new ClawboxError("PROVIDER_NETWORK", "empty response body");
     for await (const chunk of response.body) {
       hash.update(chunk);
       await handle.write(chunk);
@@ -106,7 +106,7 @@ export async function pullFile(options: PullFileOptions): Promise<PullFileResult
   } catch (error) {
     throw new ClawboxError(
       "PROVIDER_NETWORK",
-      `download of ${options.url} interrupted after ${received} bytes: ${error instanceof Error ? error.message : String(error)}`,
+      `download of ${options.url} interrupted after ${received} bytes: ${errorMessage(error)}`,
       { hint: "run the same command again: it resumes from the .part file", cause: error },
     );
   } finally {

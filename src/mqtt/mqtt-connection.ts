@@ -11,6 +11,7 @@ import type { IClientOptions, IStore, MqttClient } from "mqtt";
 type IMessageIdProvider = NonNullable<IClientOptions["messageIdProvider"]>;
 
 import type { MqttConfig } from "../config/index.ts";
+import { errorMessage } from "../errors/index.ts";
 import { clockHint } from "../system/index.ts";
 import { displayUrl } from "./topic-layout.ts";
 
@@ -48,7 +49,7 @@ export interface ConnectionInput {
 
 /** Error text without the broker's credentials (mqtt.js may echo the URL). */
 export function plainConnectionError(error: unknown, url: string): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   const clock = clockHint(error);
   return `${text.split(url).join(displayUrl(url))}${clock ? ` (${clock})` : ""}`;
 }

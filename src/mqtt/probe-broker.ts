@@ -5,6 +5,7 @@
  * the password.
  */
 import type { MqttConfig } from "../config/index.ts";
+import { ClawboxError } from "../errors/index.ts";
 import { createMqttClient, plainConnectionError } from "./mqtt-connection.ts";
 import { topicLayout } from "./topic-layout.ts";
 
@@ -25,7 +26,9 @@ export async function probeBroker(
       await new Promise<void>((resolve, reject) => {
         client.once("connect", () => resolve());
         client.once("error", reject);
-        client.once("close", () => reject(new Error("the broker closed the connection")));
+        client.once("close", () =>
+          reject(new ClawboxError("CHANNEL_NETWORK", "the broker closed the connection")),
+        );
       });
     } finally {
       await client.endAsync(true);

@@ -6,6 +6,8 @@
  * crash the box. A `session` only names a session inside the MQTT channel (it cannot
  * reach the owner's or another channel's sessions).
  */
+
+import { errorMessage } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
 
 /** Largest accepted payload, in bytes. */
@@ -47,7 +49,7 @@ export function parsePromptPayload(payload: Uint8Array): PromptPayload {
   try {
     raw = JSON.parse(trimmed);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     return {
       ok: false,
       reason: `The prompt starts with "{" but is not valid JSON (${detail}). Send plain text or {"prompt": "...", "session": "...", "id": "..."}.`,

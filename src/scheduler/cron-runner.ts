@@ -6,6 +6,7 @@
  * starts, so it fires once even across restarts or with a second process.
  */
 import type { CronConfig } from "../config/index.ts";
+import { errorMessage } from "../errors/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { CronJob, CronStore } from "./cron-store.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
@@ -68,7 +69,7 @@ export function createCronRunner(deps: CronRunnerDeps): CronRunner {
           log.info(`reminder ${job.id} ran`, { ok: outcome.ok, detail: outcome.detail });
         },
         (error: unknown) => {
-          const detail = error instanceof Error ? error.message : String(error);
+          const detail = errorMessage(error);
           deps.store.finish(job.id, scheduledFor, "failed", detail, now());
           log.warn(`reminder ${job.id} failed`, { error: detail });
         },
@@ -110,7 +111,7 @@ export function createCronRunner(deps: CronRunnerDeps): CronRunner {
       }
     } catch (error) {
       log.error("cron check failed", {
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     }
     plan();

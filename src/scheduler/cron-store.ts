@@ -4,6 +4,7 @@
  * time fires once even with two processes or after a crash and restart.
  */
 import type { Database } from "bun:sqlite";
+import { ClawboxError } from "../errors/index.ts";
 import { type Origin, originSchema } from "./origin.ts";
 import type { Schedule, ScheduleKind } from "./schedule.ts";
 
@@ -187,7 +188,7 @@ export class CronStore {
            VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job_id, scheduled_for) DO NOTHING`,
         )
         .run(job.id, scheduledFor, now, status === "missed" ? now : null, status, detail ?? null);
-      if (inserted.changes !== 1) throw new Error("run already recorded");
+      if (inserted.changes !== 1) throw new ClawboxError("INTERNAL", "run already recorded");
       return true;
     })();
   }

@@ -4,6 +4,7 @@
  * reply goes back to the chat it came from.
  */
 
+import { ClawboxError } from "../errors/index.ts";
 import { OWNER } from "../sessions/index.ts";
 import type { AgentTool } from "../tools/index.ts";
 import { errorOutput, textOutput } from "../tools/index.ts";
@@ -50,12 +51,18 @@ export function createCronTool(jobs: CronJobs, timezone?: string): AgentTool {
           const id = typeof args.id === "string" ? args.id : "";
           return jobs.remove(id, ctx.sessionKey)
             ? textOutput(`Removed reminder ${id}.`)
-            : errorOutput(new Error(`no reminder "${id}" in this chat (see action=list)`));
+            : errorOutput(
+                new ClawboxError(
+                  "TOOL_FAILED",
+                  `no reminder "${id}" in this chat (see action=list)`,
+                ),
+              );
         }
         // Reminders run only in the owner's own sessions (SPEC §9a), never in a group's.
         if (ctx.principal !== undefined && ctx.principal !== OWNER)
           return errorOutput(
-            new Error(
+            new ClawboxError(
+              "TOOL_FAILED",
               "reminders can be set only in the owner's own chats (this session is not the owner's); ask in a direct chat",
             ),
           );

@@ -5,6 +5,8 @@
  * area's worker sends it), Home Assistant as an MQTT event; when that channel is not
  * running it is kept in the session and logged, never lost.
  */
+
+import { errorMessage } from "../errors/index.ts";
 import { type DeliveryKind, identityOf } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
 import { describeOrigin, type Origin } from "./origin.ts";
@@ -36,7 +38,7 @@ export function createDelivery(logger: Logger, senders: ProactiveSenders = {}): 
         } catch (error) {
           logger.warn("proactive send failed; reply kept in the session", {
             target: describeOrigin(target),
-            error: error instanceof Error ? error.message : String(error),
+            error: errorMessage(error),
           });
           return `send to ${describeOrigin(target)} failed; kept in the session`;
         }

@@ -7,7 +7,7 @@
  * turn has been answered (never delaying it), one at a time.
  */
 import type { ChatRequest, ChatResult } from "../agent/index.ts";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { OWNER, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
@@ -131,7 +131,7 @@ export function createFollowupExtractor(deps: FollowupExtractorDeps): FollowupEx
           });
         } catch (error) {
           deps.logger.warn("follow-up extraction failed", {
-            error: error instanceof Error ? error.message : String(error),
+            error: errorMessage(error),
           });
         }
       });

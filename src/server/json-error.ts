@@ -3,19 +3,11 @@
  * per kind of failure, never a stack or plain text. A route family that speaks another
  * protocol (the OpenAI-compatible `/v1/*`) sets its own body renderer on the request
  * first, so every guard's refusal (Host, token, body size) comes out in that shape too.
+ * The codes are the errors area's (`HttpErrorCode`, part of the one `ErrorCode` list).
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-
-export type HttpErrorCode =
-  | "HTTP_BAD_REQUEST"
-  | "HTTP_UNAUTHORIZED"
-  | "HTTP_FORBIDDEN"
-  | "HTTP_NOT_FOUND"
-  | "HTTP_METHOD_NOT_ALLOWED"
-  | "HTTP_BODY_TOO_LARGE"
-  | "HTTP_UNSUPPORTED_MEDIA_TYPE"
-  | "INTERNAL";
+import type { HttpErrorCode } from "../errors/index.ts";
 
 /** Builds the JSON body of an error response. */
 export type ErrorBodyRenderer = (

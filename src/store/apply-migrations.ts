@@ -3,7 +3,7 @@
  * crash mid-migration leaves the database at the previous version, never in between.
  */
 import type { Database } from "bun:sqlite";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import type { Migration } from "./migrations/index.ts";
 
 export function currentSchemaVersion(db: Database): number {
@@ -44,7 +44,7 @@ export function applyMigrations(db: Database, migrations: readonly Migration[]):
     } catch (error) {
       throw new ClawboxError(
         "STORE_MIGRATION_FAILED",
-        `migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`,
+        `migration ${migration.version} (${migration.name}) failed: ${errorMessage(error)}`,
         {
           hint: "restore the database from a backup or move it aside to start fresh",
           cause: error,

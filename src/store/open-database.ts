@@ -7,7 +7,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { applyMigrations } from "./apply-migrations.ts";
 import { damagedDatabaseError, emptyDatabaseError, isDatabaseDamage } from "./database-damage.ts";
 import { MIGRATIONS, type Migration } from "./migrations/index.ts";
@@ -74,7 +74,7 @@ function configure(db: Database, options: OpenDatabaseOptions): OpenedDatabase {
       db.loadExtension(vecPath);
       vecVersion = (db.query("SELECT vec_version() AS v").get() as { v: string }).v;
     } catch (error) {
-      vecError = `failed to load ${vecPath}: ${error instanceof Error ? error.message : String(error)}`;
+      vecError = `failed to load ${vecPath}: ${errorMessage(error)}`;
     }
   } else {
     vecError = `sqlite-vec not found (looked in ${sqliteVecCandidates().join(", ")})`;

@@ -5,7 +5,7 @@
  * leaf always names an entry that exists.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import {
   type CompactionEntry,
   newEntryId,
@@ -142,7 +142,7 @@ export class TranscriptStore {
     } catch (error) {
       throw new ClawboxError(
         "TRANSCRIPT_INVALID",
-        `cannot store entry ${entry.id} in session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+        `cannot store entry ${entry.id} in session ${sessionId}: ${errorMessage(error)}`,
         { cause: error },
       );
     }

@@ -7,7 +7,7 @@
  * back as they were.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { removeFileDurable, writeFileAtomic } from "../system/index.ts";
 import { checkEditableSize, checkWriteSize, DEFAULT_FILE_LIMITS } from "./file-limits.ts";
 import { resolveToolPath } from "./owner-files.ts";
@@ -164,7 +164,7 @@ function applyAll(writes: PlannedWrite[]): void {
       }
       throw new ClawboxError(
         "TOOL_FAILED",
-        `apply_patch: writing ${write.path} failed (${error instanceof Error ? error.message : String(error)}); no file was changed`,
+        `apply_patch: writing ${write.path} failed (${errorMessage(error)}); no file was changed`,
       );
     }
   }

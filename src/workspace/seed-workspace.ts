@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { writeFileAtomic } from "../system/index.ts";
 import { WORKSPACE_TEMPLATES } from "./templates/index.ts";
 import { readWorkspaceState, writeWorkspaceState } from "./workspace-state.ts";
@@ -61,7 +61,7 @@ export function seedWorkspace(dir: string): SeedResult {
   } catch (error) {
     throw new ClawboxError(
       "WORKSPACE_UNREACHABLE",
-      `cannot create workspace ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot create workspace ${dir}: ${errorMessage(error)}`,
       {
         hint: 'check that the folder is writable by the clawbox user, or set "workspace" in clawbox.json',
         cause: error,

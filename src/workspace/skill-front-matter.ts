@@ -6,6 +6,8 @@
  * whether the skill is hidden; `description: >` folded text is plain YAML. The `yaml`
  * and `json5` libraries are imported only when skills are scanned, never at startup.
  */
+
+import { errorMessage } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
 
 const frontMatterSchema = z.object({
@@ -83,7 +85,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 function errorText(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  return errorMessage(error).split("\n")[0] ?? "";
 }
 
 export async function parseSkillFrontMatter(text: string): Promise<ParsedFrontMatter> {

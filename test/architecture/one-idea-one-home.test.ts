@@ -29,4 +29,44 @@ describe("one idea, one home", () => {
       ),
     ).toEqual([]);
   });
+
+  it("the message of anything thrown is read by errorMessage() alone", () => {
+    expect(
+      linesMatching(/(\b[\w.]+) instanceof Error \? \1\.message : String\(\1\)/, [
+        "src/errors/error-message.ts",
+        // Files another engineer is changing now (issue 29); taken in the next step.
+        "src/agent/provider-source.ts",
+        "src/agent/call-model.ts",
+        "src/cli/start-runtime.ts",
+        "src/cli/commands/run.ts",
+        "src/store/store.ts",
+      ]),
+    ).toEqual([]);
+  });
+
+  it("src/ throws ClawboxError (a code callers branch on), not a plain Error", () => {
+    expect(
+      linesMatching(/\bnew Error\(/, [
+        // An AbortSignal's reason: the watchdog's own flags tell a timeout from the
+        // caller's abort, and classifyThrown passes any ClawboxError through unclassified.
+        "src/providers/idle-watchdog.ts",
+        // mqtt.js's Store interface hands errors to its callbacks.
+        "src/mqtt/reply-store.ts",
+        // Caught in the same file and shown beside the form field.
+        "src/console/api-channels.ts",
+        // Files another engineer is changing now (issue 29); taken in the next step.
+        "src/agent/steering-inbox.ts",
+        "src/context/compaction/summarize-history.ts",
+      ]),
+    ).toEqual([]);
+  });
+
+  it("there is one list of error codes (HTTP codes included)", () => {
+    expect(
+      linesMatching(/\btype \w*ErrorCode\s*=\s*$|\btype \w*ErrorCode\s*=\s*\|?\s*"/, [
+        "src/errors/clawbox-error.ts",
+      ]),
+    ).toEqual([]);
+    expect(text.get("src/errors/clawbox-error.ts")).toMatch(/export type ErrorCode =\n/);
+  });
 });

@@ -68,4 +68,33 @@ describe("QQ sending", () => {
       { file_type: 1, srv_send_msg: false, url: "https://example.com/porch.jpg" },
     ]);
   });
+
+  it("fails an image no retry can fix (not an image, missing) at once, by the error's code", async () => {
+    rig = await startQqRig({
+      config: { agent: { owners: ["cli", "qq:USER_A"] } },
+      reply: () => "Two files:\n<qqimg>note.txt</qqimg>\n<qqimg>gone.png</qqimg>\nThat is all.",
+    });
+    const r = rig;
+    writeFileSync(join(r.harness.paths.workspace, "note.txt"), "just text, not a picture");
+    await waitUntil(() => r.service.status()[0]?.state === "connected", 10_000, "READY");
+    r.platform.c2c("USER_A", "send the files");
+    const rows = () =>
+      r.harness.store.db
+        .query("SELECT body, state, attempts, reason FROM channel_outbox ORDER BY id")
+        .all() as { body: string; state: string; attempts: number; reason: string | null }[];
+    await waitUntil(() => r.platform.sent.length === 1, 10_000, "the text of the reply");
+    await waitUntil(
+      () => rows().filter((row) => row.state === "failed").length === 2,
+      10_000,
+      "both images failed",
+    );
+    const images = rows().filter((row) => row.body.includes("<qqimg>"));
+    expect(images.map(({ state, attempts }) => ({ state, attempts }))).toEqual([
+      { state: "failed", attempts: 1 },
+      { state: "failed", attempts: 1 },
+    ]);
+    expect(images[0]?.reason).toMatch(/note\.txt is not an image/);
+    expect(images[1]?.reason).toMatch(/gone\.png/);
+    expect(r.platform.uploads).toEqual([]);
+  });
 });

@@ -5,7 +5,7 @@
  * from the API calls `invalidate()` so the next request gets a fresh token.
  */
 
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { z } from "../../schema/index.ts";
 
 const REFRESH_EARLY_MS = 60_000;
@@ -46,7 +46,7 @@ export function createAccessTokenSource(options: {
     } catch (error) {
       throw new ClawboxError(
         "PROVIDER_NETWORK",
-        `QQ access token: cannot reach ${options.tokenUrl}: ${error instanceof Error ? error.message : String(error)}`,
+        `QQ access token: cannot reach ${options.tokenUrl}: ${errorMessage(error)}`,
         { cause: error },
       );
     }

@@ -4,6 +4,8 @@
  * a 401 forces one token refresh and one retry. Outcomes, not exceptions: a platform
  * dedupe of (msg_id, msg_seq) (code 40054005) means "already delivered".
  */
+
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { z } from "../../schema/index.ts";
 import type { ChannelChatType, SendOutcome } from "../channel.ts";
 import type { AccessTokenSource } from "./qq-access-token.ts";
@@ -68,7 +70,7 @@ export class QqApi {
     const { status, body } = await this.request("GET", "/gateway");
     const parsed = z.object({ url: z.string().check(z.minLength(1)) }).safeParse(body);
     if (status !== 200 || !parsed.success)
-      throw new Error(`GET /gateway answered HTTP ${status} without a url`);
+      throw new ClawboxError("CHANNEL_API", `GET /gateway answered HTTP ${status} without a url`);
     return parsed.data.url;
   }
 
@@ -82,7 +84,7 @@ export class QqApi {
     try {
       response = await this.request("POST", `${peerPath(chatType, peerId)}/messages`, body);
     } catch (error) {
-      return { kind: "retry", reason: error instanceof Error ? error.message : String(error) };
+      return { kind: "retry", reason: errorMessage(error) };
     }
     return outcomeOf(response);
   }
@@ -100,7 +102,11 @@ export class QqApi {
     });
     const parsed = z.object({ file_info: z.string().check(z.minLength(1)) }).safeParse(body);
     if (status >= 300 || !parsed.success)
-      throw new Error(`image upload answered HTTP ${status}: ${describe(body)}`);
+      throw new ClawboxError(
+        "CHANNEL_API",
+        `image upload answered HTTP ${status}: ${describe(body)}`,
+        { details: { status } },
+      );
     return parsed.data.file_info;
   }
 }

@@ -6,14 +6,14 @@
  * item that is a single `<qqimg>` tag is uploaded through the rich-media API and sent
  * as a media message (msg_type 7).
  */
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import type { ChannelAdapter, ChannelHost, OutboxItem, SendOutcome } from "../channel.ts";
 import type { AdapterDeps } from "../channel-registry.ts";
 import { createAccessTokenSource } from "./qq-access-token.ts";
 import { QqApi, type QqMessageBody } from "./qq-api.ts";
 import { qqCapabilities } from "./qq-definition.ts";
 import { QqGateway } from "./qq-gateway.ts";
-import { qqImageSource } from "./qq-image-source.ts";
+import { isPermanentImageFailure, qqImageSource } from "./qq-image-source.ts";
 import { qqSigningKeys } from "./qq-signature.ts";
 import { createQqWebhook } from "./qq-webhook.ts";
 
@@ -67,8 +67,8 @@ export function createQqChannel(deps: AdapterDeps): ChannelAdapter {
       try {
         body = await bodyOf(item);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        return /refused|not an image|over 10 MB|ENOENT/.test(reason)
+        const reason = errorMessage(error);
+        return isPermanentImageFailure(error)
           ? { kind: "failed", reason }
           : { kind: "retry", reason };
       }

@@ -7,6 +7,8 @@
  * stored, so a resume replays anything not yet stored. Reconnects back off with jitter.
  * A malformed frame is logged and skipped.
  */
+
+import { errorMessage } from "../../errors/index.ts";
 import { clockHint } from "../../system/index.ts";
 import type { ChannelHost, InboundMessage } from "../channel.ts";
 import type { AccessTokenSource } from "./qq-access-token.ts";
@@ -66,9 +68,7 @@ export class QqGateway {
     try {
       url = await this.deps.api.gatewayUrl();
     } catch (error) {
-      this.fail(
-        `cannot get the gateway URL: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.fail(`cannot get the gateway URL: ${errorMessage(error)}`);
       return;
     }
     if (this.stopped) return;
@@ -225,7 +225,7 @@ export class QqGateway {
         } catch (error) {
           // Not stored: keep the seq where it was and resume, so the platform replays it.
           this.log.error("message not stored; resuming so it is replayed", {
-            error: error instanceof Error ? error.message : String(error),
+            error: errorMessage(error),
           });
           this.reconnect("an inbound message could not be stored");
           return;

@@ -5,6 +5,7 @@
  * by signing `event_ts + plain_token`. Signatures are hex.
  */
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto";
+import { ClawboxError } from "../../errors/index.ts";
 
 const SEED_SIZE = 32;
 /** DER header of a PKCS#8 ed25519 private key; the 32-byte seed follows. */
@@ -17,7 +18,7 @@ export interface QqSigningKeys {
 
 export function qqSeed(secret: string): Buffer {
   let seed = secret;
-  if (seed.length === 0) throw new Error("empty secret");
+  if (seed.length === 0) throw new ClawboxError("CONFIG_INVALID", "empty secret");
   while (seed.length < SEED_SIZE) seed = seed.repeat(2);
   return Buffer.from(seed.slice(0, SEED_SIZE), "utf8").subarray(0, SEED_SIZE);
 }

@@ -10,6 +10,8 @@
  *   A retried POST of the same MsgId is stored once (the inbox dedupes) and still
  *   gets its empty 200, so the platform stops retrying.
  */
+
+import { errorMessage } from "../../errors/index.ts";
 import type { Logger } from "../../system/index.ts";
 import { type AppMessage, appMessageFields, toAppMessage } from "./app-message.ts";
 import { type CallbackCryptoConfig, openEnvelope, signatureMatches } from "./callback-crypto.ts";
@@ -95,7 +97,7 @@ async function opened(
     plaintext = openEnvelope(deps.crypto, cipherText);
   } catch (error) {
     deps.logger.warn("WeCom app: callback could not be decrypted", {
-      reason: error instanceof Error ? error.message : String(error),
+      reason: errorMessage(error),
     });
     return plain(400, "cannot decrypt");
   }

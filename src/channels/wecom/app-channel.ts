@@ -6,6 +6,7 @@
  * platform's `Recognition` transcript. The app only has direct chats.
  */
 
+import { ClawboxError } from "../../errors/index.ts";
 import type {
   ChannelAdapter,
   ChannelCapabilities,
@@ -27,7 +28,7 @@ export function createWeComAppChannel(
   options: { fetch?: typeof fetch } = {},
 ): ChannelAdapter {
   const config = deps.config.channels.wecom?.app;
-  if (!config) throw new Error("channels.wecom.app is not configured");
+  if (!config) throw new ClawboxError("CONFIG_INVALID", "channels.wecom.app is not configured");
   const api: WeComAppApi = createWeComAppApi({
     apiBase: config.apiBase,
     corpId: config.corpId,
@@ -63,7 +64,8 @@ export function createWeComAppChannel(
       });
     },
     async fetchMedia(attachment) {
-      if (!attachment.mediaId) throw new Error("WeCom app: attachment without a MediaId");
+      if (!attachment.mediaId)
+        throw new ClawboxError("MEDIA_INVALID", "WeCom app: attachment without a MediaId");
       return api.media(attachment.mediaId);
     },
     async send(item): Promise<SendOutcome> {

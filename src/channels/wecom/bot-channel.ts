@@ -8,6 +8,7 @@
  * a restart) and proactive messages go out as `aibot_send_msg` to the chat.
  */
 
+import { ClawboxError } from "../../errors/index.ts";
 import { MAX_IMAGE_BYTES } from "../attachments.ts";
 import type {
   ChannelAdapter,
@@ -46,7 +47,7 @@ export function createWeComBotChannel(
   capabilities: ChannelCapabilities,
 ): ChannelAdapter {
   const config = deps.config.channels.wecom?.bot;
-  if (!config) throw new Error("channels.wecom.bot is not configured");
+  if (!config) throw new ClawboxError("CONFIG_INVALID", "channels.wecom.bot is not configured");
   const log = deps.logger;
   const streams = new Map<string, OpenStream>();
   let host: ChannelHost | undefined;
@@ -116,7 +117,7 @@ export function createWeComBotChannel(
 
   async function sendProactive(item: OutboxItem): Promise<void> {
     const live = connection;
-    if (!live) throw new Error("WeCom bot: not connected");
+    if (!live) throw new ClawboxError("CHANNEL_NETWORK", "WeCom bot: not connected");
     await live.request(BOT_CMD.send, newReqId(BOT_CMD.send), {
       chatid: item.peerId,
       msgtype: "markdown",
@@ -155,7 +156,7 @@ export function createWeComBotChannel(
     },
     async fetchMedia(attachment) {
       if (!attachment.url || !attachment.aesKey) {
-        throw new Error("WeCom bot: attachment without url or aeskey");
+        throw new ClawboxError("MEDIA_INVALID", "WeCom bot: attachment without url or aeskey");
       }
       const { bytes } = await fetchPublic(attachment.url, {
         maxBytes: MAX_IMAGE_BYTES,

@@ -7,6 +7,8 @@
  * has produced anything); `finish` waits for the frame in flight, then sends exactly
  * one `finish:true` frame with the full text; nothing is sent after it.
  */
+
+import { errorMessage } from "../../errors/index.ts";
 import type { Logger } from "../../system/index.ts";
 
 export interface StreamReplyOptions {
@@ -51,7 +53,7 @@ export function createStreamReply(options: StreamReplyOptions): StreamReply {
       .catch((error: unknown) => {
         if (!finish) {
           options.logger.warn("WeCom bot: a stream update was not delivered", {
-            reason: error instanceof Error ? error.message : String(error),
+            reason: errorMessage(error),
           });
         }
       })

@@ -11,7 +11,7 @@
 import { existsSync } from "node:fs";
 import type { ClawboxConfig } from "../../config/index.ts";
 import { createContextEngine, formatContextReport } from "../../context/index.ts";
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { createMemory } from "../../memory/index.ts";
 import {
   createProvider,
@@ -177,7 +177,7 @@ export const contextCommand: Command = {
           tokenizer = await openLocalTokenizer(model.path, threads, ctx.logger()).catch(
             (error: unknown) => {
               ctx.logger().warn("cannot load the model's tokenizer: the counts are estimates", {
-                error: error instanceof Error ? error.message : String(error),
+                error: errorMessage(error),
               });
               return undefined;
             },

@@ -9,6 +9,7 @@ import {
   checkWorkspace,
   formatCheck,
 } from "../../doctor/index.ts";
+import { errorMessage } from "../../errors/index.ts";
 import { createMemory, memoryDoctorChecks } from "../../memory/index.ts";
 import { mqttDoctorChecks } from "../../mqtt/index.ts";
 import type { Command } from "../command.ts";
@@ -40,7 +41,7 @@ export const doctorCommand: Command = {
         results.push({
           name: "channels",
           status: "fail",
-          message: error instanceof Error ? error.message : String(error),
+          message: errorMessage(error),
         });
       }
       results.push(...(await mqttDoctorChecks(config, ctx.home)));
@@ -61,7 +62,7 @@ export const doctorCommand: Command = {
           results.push({
             name: "memory",
             status: "fail",
-            message: error instanceof Error ? error.message : String(error),
+            message: errorMessage(error),
           });
         }
       }

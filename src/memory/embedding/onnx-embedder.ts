@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import type { InstalledModel } from "../../models/index.ts";
 import type { Embedder } from "./embedder.ts";
 import { l2Normalize, poolRow } from "./pooling.ts";
@@ -130,11 +130,7 @@ class OnnxEmbedder implements Embedder {
         out.push(...(await this.runBatch(slice)));
       } catch (error) {
         if (error instanceof ClawboxError) throw error;
-        throw fail(
-          this.model,
-          `inference failed: ${error instanceof Error ? error.message : String(error)}`,
-          error,
-        );
+        throw fail(this.model, `inference failed: ${errorMessage(error)}`, error);
       }
     }
     return out;
@@ -168,11 +164,7 @@ export async function createOnnxEmbedder(
       : {};
     tokenizer = new tokenizers.Tokenizer(json as object, config as object);
   } catch (error) {
-    throw fail(
-      model,
-      `cannot load tokenizer.json: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
+    throw fail(model, `cannot load tokenizer.json: ${errorMessage(error)}`, error);
   }
   let session: Session;
   try {
@@ -184,11 +176,7 @@ export async function createOnnxEmbedder(
       logSeverityLevel: 3,
     });
   } catch (error) {
-    throw fail(
-      model,
-      `cannot load model.onnx: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
+    throw fail(model, `cannot load model.onnx: ${errorMessage(error)}`, error);
   }
   return new OnnxEmbedder(model, ort, session, tokenizer, options);
 }

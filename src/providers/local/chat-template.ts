@@ -10,6 +10,7 @@
  * tokens (BOS, EOS, EOT) are written as their text and parsed back when tokenized.
  */
 import type { ChatHistoryItem, ChatWrapper, LlamaModel, LlamaTextJSON } from "node-llama-cpp";
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import type { ChatTemplate } from "../provider.ts";
 import { loadLlama } from "./llama-runtime.ts";
 
@@ -103,7 +104,7 @@ export async function chatTemplateOf(model: LlamaModel): Promise<ChatTemplate> {
   try {
     return deriveChatTemplate(resolveChatWrapper(model, { warningLogs: false }), specials, source);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     const fallback = deriveChatTemplate(new ChatMLChatWrapper(), specials, "fallback");
     return { ...fallback, name: `ChatML (the model's own template failed: ${reason})` };
   }
@@ -155,7 +156,11 @@ function splitAt(text: string, markers: string[]): string[] {
   let rest = text;
   for (const marker of markers) {
     const at = rest.indexOf(marker);
-    if (at < 0) throw new Error(`the chat template dropped a message (${marker} missing)`);
+    if (at < 0)
+      throw new ClawboxError(
+        "MODEL_INVALID",
+        `the chat template dropped a message (${marker} missing)`,
+      );
     parts.push(rest.slice(0, at));
     rest = rest.slice(at + marker.length);
   }

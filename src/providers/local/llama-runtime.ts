@@ -13,7 +13,7 @@
  * runtime.
  */
 import type { Llama, LlamaModel } from "node-llama-cpp";
-import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage, isClawboxError } from "../../errors/index.ts";
 import { validateModelFile } from "../../models/index.ts";
 import type { Logger } from "../../system/index.ts";
 
@@ -141,5 +141,5 @@ async function withConsoleInLog<T>(logger: Logger | undefined, task: () => Promi
 }
 
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

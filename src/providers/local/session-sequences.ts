@@ -6,6 +6,7 @@
  * history reproduces what is already in the cache.
  */
 import type { LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
+import { ClawboxError } from "../../errors/index.ts";
 
 const REMEMBERED_REPLIES = 512;
 
@@ -39,7 +40,7 @@ export class SessionSequences {
       sequence = this.context.getSequence();
     } else {
       const victim = [...this.slots.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0];
-      if (!victim) throw new Error("no KV-cache sequence available");
+      if (!victim) throw new ClawboxError("INTERNAL", "no KV-cache sequence available");
       this.slots.delete(victim.sessionId);
       await victim.sequence.clearHistory();
       sequence = victim.sequence;

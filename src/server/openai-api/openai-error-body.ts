@@ -5,7 +5,8 @@
  * from OpenAI. Loaded with the server (the guards answer before the routes are loaded).
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ErrorBodyRenderer, HttpErrorCode } from "../json-error.ts";
+import type { HttpErrorCode } from "../../errors/index.ts";
+import type { ErrorBodyRenderer } from "../json-error.ts";
 
 /** OpenAI's error `type` and `code` for each of the server's error codes. */
 const OPENAI_KIND: Record<HttpErrorCode, { type: string; code: string }> = {
