@@ -14,7 +14,7 @@ import {
   estimatePromptTokens,
   type RunKind,
 } from "../context/index.ts";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { type AssistantMessage, emptyUsage, type UserMessage } from "../messages/index.ts";
 import type { Provider, ThinkingLevel, ToolDefinition } from "../providers/index.ts";
 import type { Store } from "../store/index.ts";
@@ -245,7 +245,7 @@ async function compactSafely(
   } catch (error) {
     input.logger.warn("compaction failed", {
       reason,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
     return false;
   }

@@ -5,6 +5,7 @@
  * a model.
  */
 import type { ClawboxConfig } from "../config/index.ts";
+import { errorMessage } from "../errors/index.ts";
 import { createProvider, type Provider } from "../providers/index.ts";
 import type { Logger } from "../system/index.ts";
 
@@ -52,7 +53,7 @@ export function createProviderCache(
         provider = lookup(id);
       } catch (error) {
         logger.error(`cannot create model provider "${id}"`, {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         });
       }
       if (provider) cache.set(id, provider);

@@ -4,6 +4,8 @@
  * run's result. Whatever arrives after the run's last look is handed back on close
  * so the agent runs it as a follow-up: no message is ever dropped.
  */
+
+import { ClawboxError } from "../errors/index.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
 
 interface Offer {
@@ -28,7 +30,7 @@ export function createSteeringInbox(): SteeringInbox {
   return {
     offer(request) {
       return new Promise((resolve) => {
-        if (closed) throw new Error("steering inbox closed");
+        if (closed) throw new ClawboxError("INTERNAL", "steering inbox closed");
         waiting.push({ request, resolve });
       });
     },

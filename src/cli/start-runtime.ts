@@ -5,6 +5,7 @@
  */
 import { type Agent, createAgent } from "../agent/index.ts";
 import type { ClawboxConfig } from "../config/index.ts";
+import { errorMessage } from "../errors/index.ts";
 import { createMemory, type MemoryService } from "../memory/index.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import type { SessionResolver } from "../sessions/index.ts";
@@ -131,7 +132,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
         store.db.query("SELECT session_id FROM sessions LIMIT 1").get();
         return "ok";
       } catch (error) {
-        dbFailure = `query failed: ${error instanceof Error ? error.message : String(error)}`;
+        dbFailure = `query failed: ${errorMessage(error)}`;
         return dbFailure;
       }
     },

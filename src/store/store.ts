@@ -4,6 +4,7 @@
  * the repositories here or, for their own tables, through `store.db`.
  */
 import type { Database } from "bun:sqlite";
+import { errorMessage } from "../errors/index.ts";
 import { type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
 import { SessionLeases } from "./session-leases.ts";
 import { SessionStore } from "./session-store.ts";
@@ -43,7 +44,7 @@ export class Store {
       return rows.map((r) => r.quick_check).join("; ");
     } catch (error) {
       // A badly damaged page makes the check itself fail.
-      return error instanceof Error ? error.message : String(error);
+      return errorMessage(error);
     }
   }
 

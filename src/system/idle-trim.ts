@@ -10,6 +10,8 @@
  * work), never while a task runs, and never keeps the process alive (the timer is
  * unref'd). A throwing hook is logged and the others still run.
  */
+
+import { errorMessage } from "../errors/index.ts";
 import type { Logger } from "./logger.ts";
 
 export interface IdleTrimmer {
@@ -47,7 +49,7 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
         hook();
       } catch (error) {
         options.logger?.warn("idle trim step failed", {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         });
       }
     }

@@ -13,7 +13,7 @@ import {
   loginLink,
   TicketVerifier,
 } from "../../console/index.ts";
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { noModelNotice } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import { makeNonDumpable, useServiceJitPolicy } from "../../system/index.ts";
@@ -184,7 +184,7 @@ export const runCommand: Command = {
       await runtime.close();
       throw new ClawboxError(
         "CONFIG_INVALID",
-        `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
+        `cannot listen on ${host}:${port}: ${errorMessage(error)}`,
         {
           hint: "choose another port with --port or server.port",
         },

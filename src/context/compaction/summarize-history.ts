@@ -13,7 +13,7 @@
  * level whose prompt cannot fit is skipped without calling the model. On a 2k-token
  * local window a failed call costs a full evaluation, seconds to minutes on a Pi.
  */
-import { toClawboxError } from "../../errors/index.ts";
+import { ClawboxError, toClawboxError } from "../../errors/index.ts";
 import { messageText } from "../../messages/index.ts";
 import type { Provider } from "../../providers/index.ts";
 import type { BranchMessage } from "../branch-messages.ts";
@@ -77,12 +77,14 @@ async function firstFitting(input: SummarizeInput, room: number, prompts: string
     if (tokens <= room) return prompt;
     smallest = Math.min(smallest, tokens);
   }
-  throw new Error(
+  throw new ClawboxError(
+    "CONTEXT_OVERFLOW",
     `a summarizer prompt of ${smallest} tokens does not fit the ${input.contextWindow}-token window (room ${room}); not sent`,
   );
 }
 
-async function callModel(input: SummarizeInput, prompt: string): Promise<string> {
+/** One summarizer request; its text, or an error when the model answered none. */
+async function summarizeOnce(input: SummarizeInput, prompt: string): Promise<string> {
   let final: string | undefined;
   for await (const event of input.provider.stream({
     systemPrompt: SUMMARIZER_SYSTEM_PROMPT,
@@ -95,7 +97,8 @@ async function callModel(input: SummarizeInput, prompt: string): Promise<string>
     if (event.type === "error") throw event.error;
     if (event.type === "done") final = messageText(event.message);
   }
-  if (!final || final.trim() === "") throw new Error("the summarizer returned no text");
+  if (!final || final.trim() === "")
+    throw new ClawboxError("PROVIDER_BAD_RESPONSE", "the summarizer returned no text");
   return final.trim();
 }
 
@@ -129,13 +132,17 @@ async function summarizeLevel(
     Math.floor((room - instructions) / 1.1),
   );
   if (limit <= 0) {
-    throw new Error(`the ${input.contextWindow}-token window leaves no room for history`);
+    throw new ClawboxError(
+      "CONTEXT_OVERFLOW",
+      `the ${input.contextWindow}-token window leaves no room for history`,
+    );
   }
   const units = groupUnits(input.messages, input.counts);
   const oversize = level === 2 ? Math.floor(limit / 2) : undefined;
   const biggest = Math.max(...units.map((unit) => unit.tokens));
   if (level === 1 && biggest > limit) {
-    throw new Error(
+    throw new ClawboxError(
+      "CONTEXT_OVERFLOW",
       `a message of ${biggest} tokens is bigger than a summary chunk (${limit}); not sent`,
     );
   }
@@ -148,7 +155,7 @@ async function summarizeLevel(
       prompt(only, 1, identifiers),
       prompt(only, 1, []),
     ]);
-    return { summary: await callModel(input, text), chunks: 1 };
+    return { summary: await summarizeOnce(input, text), chunks: 1 };
   }
   const partials: string[] = [];
   for (const [i, chunk] of chunks.entries()) {
@@ -157,7 +164,7 @@ async function summarizeLevel(
       prompt(chunk, i + 1, ids),
       prompt(chunk, i + 1, []),
     ]);
-    partials.push(await callModel(input, text));
+    partials.push(await summarizeOnce(input, text));
   }
   return {
     summary: await mergePartials(input, room, partials, identifiers),
@@ -189,12 +196,16 @@ async function mergePartials(
           mergePrompt(group, identifiers, input.focus),
           mergePrompt(group, [], input.focus),
         ]);
-        next.push(await callModel(input, text));
+        next.push(await summarizeOnce(input, text));
         merged = true;
       }
       start = end;
     }
-    if (!merged) throw new Error("partial summaries too big to merge in this window; not sent");
+    if (!merged)
+      throw new ClawboxError(
+        "CONTEXT_OVERFLOW",
+        "partial summaries too big to merge in this window; not sent",
+      );
     level = next;
   }
   return level[0] ?? "";
