@@ -29,13 +29,13 @@ export interface ContextReportParts {
   fixedTokens: number;
   fittedSteps: string[];
   exactTokens: boolean;
+  /** BOOTSTRAP.md is in the workspace (whether or not this run's prompt reads it). */
+  bootstrapOnDisk: boolean;
 }
 
 export function buildContextReport(input: ContextReportParts): ContextReport {
   const state = readWorkspaceState(input.workspacePath);
-  const bootstrapPresent = input.prepared.files.some(
-    (f) => f.name === "BOOTSTRAP.md" && !f.missing,
-  );
+  const bootstrapPresent = input.bootstrapOnDisk;
   const report: ContextReport = {
     sessionId: input.session?.sessionId ?? null,
     sessionKey: input.session?.sessionKey ?? null,

@@ -6,6 +6,7 @@
  * fields (skills snapshot, compaction count, memory flush state).
  */
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { ToolCall, TranscriptEntry, UserMessage } from "../messages/index.ts";
@@ -16,6 +17,7 @@ import {
   FileCache,
   processSkillEnvironment,
   readWorkspaceState,
+  type WorkspaceState,
   WorkspaceWatcher,
   writeWorkspaceState,
 } from "../workspace/index.ts";
@@ -217,10 +219,11 @@ export class DefaultContextEngine implements ContextEngine {
       // Local providers wrap tool results in JSON: escaping grows the text a little.
       return n + overhead.perMessage + overhead.toolResult + Math.ceil(n * 0.1);
     };
-    this.noteRitual(
-      prepared.workspace.reachable,
-      prepared.files.some((f) => f.name === "BOOTSTRAP.md" && !f.missing),
-    );
+    // Asked of the disk, not of the prompt: a cron or heartbeat run reads the minimal
+    // file set, where BOOTSTRAP.md is absent even while it waits for the owner.
+    const bootstrapOnDisk =
+      prepared.workspace.reachable && existsSync(join(this.env.workspace, "BOOTSTRAP.md"));
+    if (runKind === "interactive") this.noteRitual(prepared.workspace.reachable, bootstrapOnDisk);
     const fixed = prepared.fixedTokens;
     if (sessionId) this.rememberFixed(sessionId, fixed);
     const room = Math.max(0, prepared.caps.available - fixed);
@@ -264,6 +267,7 @@ export class DefaultContextEngine implements ContextEngine {
       runKind,
       model,
       workspacePath: this.env.workspace,
+      bootstrapOnDisk,
       prepared,
       tools,
       history,
@@ -298,10 +302,19 @@ export class DefaultContextEngine implements ContextEngine {
     this.tokens.evictIdle(idleMs);
   }
 
-  /** BOOTSTRAP.md seeded and now gone: the ritual is done; record it once. */
+  /**
+   * BOOTSTRAP.md seeded and now gone from the disk: the ritual is done; record it once.
+   * Only an interactive turn records it (a scheduled run is not the owner's ritual), and
+   * a completion recorded while the file is still there (an older clawbox counted a
+   * reminder's turn) is taken back, so the state and the file agree.
+   */
   private noteRitual(reachable: boolean, present: boolean): void {
-    if (!reachable || present) return;
+    if (!reachable) return;
     const state = readWorkspaceState(this.env.workspace);
+    if (present) {
+      if (state.bootstrapCompletedAt) this.forgetRitual(state);
+      return;
+    }
     if (!state.bootstrapSeededAt || state.bootstrapCompletedAt) return;
     try {
       writeWorkspaceState(this.env.workspace, {
@@ -311,6 +324,18 @@ export class DefaultContextEngine implements ContextEngine {
       this.deps.logger?.info("first-run ritual finished (BOOTSTRAP.md deleted)");
     } catch (error) {
       this.deps.logger?.warn("cannot record the finished first-run ritual", {
+        error: String(error),
+      });
+    }
+  }
+
+  private forgetRitual(state: WorkspaceState): void {
+    const { bootstrapCompletedAt: _, ...rest } = state;
+    try {
+      writeWorkspaceState(this.env.workspace, rest);
+      this.deps.logger?.info("BOOTSTRAP.md is present: the first-run ritual is pending again");
+    } catch (error) {
+      this.deps.logger?.warn("cannot record the pending first-run ritual", {
         error: String(error),
       });
     }
