@@ -91,8 +91,9 @@ async function kill9(proc: ChildProcess): Promise<void> {
   await gone;
 }
 
-const killPhase = Math.max(0, messages - Math.round(rate * 0.25 * steadyMinutes * 60));
-const steadyMessages = messages - killPhase;
+const WARM_UP = CHANNELS.length;
+const killPhase = Math.max(0, messages - WARM_UP - Math.round(rate * 0.25 * steadyMinutes * 60));
+const steadyMessages = messages - WARM_UP - killPhase;
 const steadyRate = steadyMessages / (steadyMinutes * 60);
 log(
   `soak: ${command[0]}; phase 1: ${killPhase} messages at ${rate}/s with ${kills} kills; phase 2: ${steadyMessages} over ${steadyMinutes} min`,
@@ -103,6 +104,10 @@ const samples: { at: number; rss: number }[] = [];
 let report: TrafficReport;
 try {
   await start();
+  // Warm-up: one message per platform answered before the first kill (the broker keeps
+  // messages for the box only once its session exists).
+  const warm = await traffic.sendEachAndWait(60_000);
+  if (!warm.answered) throw new Error(`the warm-up messages were not all answered:\n${output}`);
   // Phase 1: kills at random points spread over the phase.
   const phaseMs = (killPhase / rate) * 1000;
   const killTimes = Array.from({ length: kills }, () => Math.random() * phaseMs).sort(

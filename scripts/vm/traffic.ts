@@ -223,6 +223,19 @@ export class Traffic {
     return nonce;
   }
 
+  /**
+   * One message on every channel, then waits until each is answered (or `timeoutMs`).
+   * Before the box has subscribed once, the broker keeps nothing for it (its session does
+   * not exist yet), so runs start with this: every platform has then seen the box.
+   */
+  async sendEachAndWait(timeoutMs: number): Promise<{ nonces: string[]; answered: boolean }> {
+    const nonces = CHANNELS.map((c) => this.send(c));
+    const deadline = Date.now() + timeoutMs;
+    const done = () => nonces.every((n) => (this.replies().get(n) ?? 0) >= 1);
+    while (Date.now() < deadline && !done()) await Bun.sleep(500);
+    return { nonces, answered: done() };
+  }
+
   /** Sends round-robin across the channels, `perSecond` in all, until `stop()`. */
   startLoop(perSecond: number, channels: TrafficChannel[] = CHANNELS): void {
     const state = { stop: false, done: Promise.resolve() };

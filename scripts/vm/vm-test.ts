@@ -225,10 +225,7 @@ async function serviceChecks(m: Machine): Promise<void> {
     `exec → READY ${Math.round(execToReady)} ms under emulation (boot → READY ${Math.round(Number(state.ActiveEnterTimestampMonotonic) / 1e6)} s)`,
   );
   // Traffic on every channel once, through the machine's network.
-  const nonces = (["qq", "wecom-app", "wecom-bot", "mqtt"] as const).map((c) => traffic.send(c));
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline && nonces.some((n) => (traffic.replies().get(n) ?? 0) < 1))
-    await Bun.sleep(1000);
+  const { nonces } = await traffic.sendEachAndWait(180_000);
   const replies = traffic.replies();
   check(
     "one message on QQ, WeCom app, WeCom bot and MQTT each answered once from inside the machine",

@@ -26,6 +26,14 @@ export interface ChannelCapabilities {
    * crash is retried after the restart; otherwise it is marked failed, never resent.
    */
   idempotentReplies: boolean;
+  /**
+   * Seconds within which the platform drops a repeat of the same send request when the
+   * send asks for it (WeCom's `enable_duplicate_check` and `duplicate_check_interval`:
+   * "the same content (request JSON) within the interval is not received twice"). A send
+   * that asked, interrupted by a crash, is resent after the restart while the window is
+   * open: the person sees it once whether or not the first attempt arrived.
+   */
+  duplicateCheckSeconds?: number;
   /** The platform can carry images the assistant sends. */
   images: boolean;
   /**
@@ -86,6 +94,12 @@ export interface OutboxItem extends ChannelTarget {
   text: string;
   /** Send attempts so far, including this one. */
   attempts: number;
+  /**
+   * Ask the platform to drop a repeat of this exact send (`duplicateCheckSeconds`): set
+   * when no identical text went to this peer inside the window, so a reply that merely
+   * repeats an earlier one ("Done.") is never swallowed by the check.
+   */
+  duplicateCheck?: boolean;
 }
 
 export type SendOutcome =

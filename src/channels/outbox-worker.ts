@@ -40,7 +40,12 @@ export function startOutboxWorker(
       }
       const adapter = live.get(item.channel);
       if (!adapter || !outbox.claim(item.id)) continue;
-      const attempt = { ...item, attempts: item.attempts + 1 };
+      const window = adapter.capabilities.duplicateCheckSeconds;
+      const attempt = {
+        ...item,
+        attempts: item.attempts + 1,
+        ...(window ? { duplicateCheck: outbox.duplicateCheckFits(item, window) } : {}),
+      };
       let outcome: Awaited<ReturnType<ChannelAdapter["send"]>>;
       try {
         outcome = await adapter.send(attempt);

@@ -4,7 +4,9 @@
  * the same row impossible: a row is claimed only from `pending` (one UPDATE that must
  * change one row), parts to one peer go strictly in order, a row past its reply window
  * is expired instead of sent, and a row caught in `sending` by a crash is resent only
- * when the platform dedupes that exact item (else it is failed, never sent twice).
+ * when the platform dedupes that exact item (QQ by msg_id + msg_seq; WeCom's duplicate
+ * check when the attempt asked for it and its window is still open), else it is failed,
+ * never sent twice.
  */
 import type { Database } from "bun:sqlite";
 import { clockHint } from "../system/index.ts";
@@ -21,6 +23,11 @@ export type OutboxState = "pending" | "sending" | "sent" | "expired" | "failed";
 export const MAX_SEND_ATTEMPTS = 8;
 const BASE_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
+/**
+ * A send that asked for the platform's duplicate check is resent after a crash only this
+ * long before its window closes (the box's clock and the platform's need not agree).
+ */
+const DUPLICATE_WINDOW_MARGIN_MS = 5 * 60_000;
 
 export interface EnqueueOptions {
   /** Platform message id answered; omit for a proactive message. */
@@ -179,10 +186,55 @@ export class Outbox {
   }
 
   /**
+   * Whether the platform's duplicate check may be asked for this send: no row with the
+   * same text went to the same peer inside the window (the check would drop this one).
+   */
+  duplicateCheckFits(item: OutboxItem, windowSeconds: number, now = Date.now()): boolean {
+    return (
+      this.db
+        .query(
+          `SELECT 1 FROM channel_outbox
+           WHERE channel = ? AND peer_id = ? AND body = ? AND id != ? AND state = 'sent' AND sent_at >= ?
+           LIMIT 1`,
+        )
+        .get(
+          item.channel,
+          item.peerId,
+          JSON.stringify({ text: item.text }),
+          item.id,
+          now - windowSeconds * 1000,
+        ) === null
+    );
+  }
+
+  /**
    * After a restart: rows a crash caught in `sending` go back to pending when the
    * channel dedupes resends, else they are failed with the reason (never sent twice).
    */
-  recover(channel: string, capabilities: ChannelCapabilities): { resumed: number; failed: number } {
+  recover(
+    channel: string,
+    capabilities: ChannelCapabilities,
+    now = Date.now(),
+  ): { resumed: number; failed: number } {
+    const window = capabilities.duplicateCheckSeconds;
+    if (window !== undefined && window > 0) {
+      // The attempt began at or after next_attempt_at. It asked for the check unless an
+      // identical text went to the peer inside the window before it (then it did not ask);
+      // it is resent only while the platform's window is surely still open.
+      const windowMs = window * 1000;
+      const resumed = this.db
+        .query(
+          `UPDATE channel_outbox AS o SET state = 'pending', reason = 'resent after a restart (the platform drops a repeat)'
+           WHERE o.channel = ? AND o.state = 'sending'
+             AND o.next_attempt_at <= ? AND o.next_attempt_at > ?
+             AND NOT EXISTS (
+               SELECT 1 FROM channel_outbox e
+               WHERE e.channel = o.channel AND e.peer_id = o.peer_id AND e.body = o.body
+                 AND e.id != o.id AND e.state = 'sent' AND e.sent_at >= o.next_attempt_at - ?)`,
+        )
+        .run(channel, now, now - windowMs + DUPLICATE_WINDOW_MARGIN_MS, windowMs).changes;
+      return { resumed, failed: this.failInterrupted(channel) };
+    }
     if (capabilities.idempotentReplies) {
       const resumed = this.db
         .query(

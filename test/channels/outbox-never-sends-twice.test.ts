@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_SEND_ATTEMPTS, Outbox, shapeReply } from "../../src/channels/index.ts";
+import type { OutboxItem } from "../../src/channels/channel.ts";
 import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
+import {
+  WECOM_DUPLICATE_CHECK_SECONDS,
+  wecomAppCapabilities,
+} from "../../src/channels/wecom/wecom-definitions.ts";
 import { Store } from "../../src/store/index.ts";
 
 const target = { channel: "qq", chatType: "direct" as const, peerId: "U1" };
@@ -124,6 +129,71 @@ describe("outbox", () => {
     const noDedupe = { ...qqCapabilities(false), idempotentReplies: false };
     outbox.claim(reply as number);
     expect(outbox.recover("qq", noDedupe)).toEqual({ resumed: 0, failed: 1 });
+  });
+});
+
+describe("outbox with the platform's duplicate check (WeCom app)", () => {
+  const app = { channel: "wecom-app", chatType: "direct" as const, peerId: "zhangsan" };
+  const caps = wecomAppCapabilities(false);
+  const window = WECOM_DUPLICATE_CHECK_SECONDS * 1000;
+
+  it("asks for the check unless the same text went to the same person inside the window", () => {
+    const { outbox } = open();
+    const t0 = 1_000_000_000_000;
+    const [done] = outbox.enqueue(app, ["Done."], { replyTo: "m1" }, t0).ids;
+    const first = outbox.nextDue(["wecom-app"], t0) as OutboxItem;
+    expect(outbox.duplicateCheckFits(first, WECOM_DUPLICATE_CHECK_SECONDS, t0)).toBe(true);
+    outbox.claim(done as number);
+    outbox.settle(first, { kind: "sent" }, t0);
+    outbox.enqueue(app, ["Done."], { replyTo: "m2" }, t0 + 60_000);
+    outbox.enqueue({ ...app, peerId: "lisi" }, ["Done."], { replyTo: "m3" }, t0 + 60_000);
+    const again = outbox.nextDue(["wecom-app"], t0 + 60_000) as OutboxItem;
+    // The check would swallow a second "Done." to zhangsan: that send does not ask for it.
+    expect(outbox.duplicateCheckFits(again, WECOM_DUPLICATE_CHECK_SECONDS, t0 + 60_000)).toBe(
+      false,
+    );
+    expect(outbox.duplicateCheckFits(again, WECOM_DUPLICATE_CHECK_SECONDS, t0 + window + 1)).toBe(
+      true,
+    );
+    const other = { ...again, id: again.id + 1, peerId: "lisi" };
+    expect(outbox.duplicateCheckFits(other, WECOM_DUPLICATE_CHECK_SECONDS, t0 + 60_000)).toBe(true);
+  });
+
+  it("after a crash mid-send resends what asked for the check while its window is open, and fails the rest", () => {
+    const t0 = 1_000_000_000_000;
+    const first = open();
+    // Sent earlier: "Done." to zhangsan.
+    const [earlier] = first.outbox.enqueue(app, ["Done."], { replyTo: "m0" }, t0).ids;
+    first.outbox.claim(earlier as number);
+    first.outbox.settle({ id: earlier } as OutboxItem, { kind: "sent" }, t0);
+    // Caught in `sending` by the crash: a fresh text (asked), a repeated "Done." (did not
+    // ask), and a fresh text to someone else whose attempt began long ago.
+    const [fresh] = first.outbox.enqueue(app, ["It is 21 °C."], { replyTo: "m1" }, t0 + 1000).ids;
+    const [repeat] = first.outbox.enqueue(app, ["Done."], { replyTo: "m9" }, t0 + 1000).ids;
+    const [old] = first.outbox.enqueue(
+      { ...app, peerId: "lisi" },
+      ["The door is locked."],
+      { replyTo: "m2" },
+      t0 - window,
+    ).ids;
+    for (const id of [fresh, repeat, old])
+      first.store.db
+        .query("UPDATE channel_outbox SET state = 'sending' WHERE id = ?")
+        .run(id as number);
+    first.store.close();
+    // Restart two minutes later.
+    const { outbox, store: s } = open();
+    expect(outbox.recover("wecom-app", caps, t0 + 120_000)).toEqual({ resumed: 1, failed: 2 });
+    expect(state(s, fresh as number)).toEqual({
+      state: "pending",
+      reason: "resent after a restart (the platform drops a repeat)",
+    });
+    expect(state(s, repeat as number).state).toBe("failed");
+    expect(state(s, old as number).state).toBe("failed");
+    // Without the check the same crash fails everything, as before.
+    outbox.claim(fresh as number);
+    const noCheck = { ...caps, duplicateCheckSeconds: undefined };
+    expect(outbox.recover("wecom-app", noCheck, t0 + 120_000)).toEqual({ resumed: 0, failed: 1 });
   });
 });
 

@@ -4,6 +4,9 @@
  * answered exactly once, and the platform's retry of the same POST after the restart
  * is not answered again. Fakes: the WeCom API and an OpenAI-compatible model server
  * whose first request never answers (the model is "thinking" when the kill lands).
+ * And a kill while message/send is in flight (the platform has delivered the reply, the
+ * box never heard back): the send asked for WeCom's duplicate check, so the resend after
+ * the restart is dropped by the platform and the person sees the reply once.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -59,6 +62,33 @@ async function start(home: string): Promise<{ service: RunningService; callback:
   return { service, callback };
 }
 
+function boxHome(fakeApi: FakeWeComApi, fakeModel: ScriptedServer): string {
+  const home = mkdtempSync(join(tmpdir(), "clawbox-wecom-kill-"));
+  writeFileSync(
+    join(home, "clawbox.json"),
+    JSON.stringify({
+      models: {
+        primary: "cloud",
+        providers: {
+          cloud: {
+            kind: "openai",
+            baseUrl: fakeModel.url,
+            model: "m",
+            authProfiles: [{ id: "p", apiKey: "test-key-0123456789" }],
+          },
+        },
+      },
+      memory: { enabled: false },
+      channels: {
+        wecom: {
+          app: wecomAppConfig(SECRETS, CORP_SECRET, fakeApi.url),
+        },
+      },
+    }),
+  );
+  return home;
+}
+
 describe("WeCom app across kill -9", () => {
   it("answers a message once when the process dies between the callback and the send", async () => {
     const fakeApi = startFakeWeComApi({ corpId: SECRETS.corpId, corpSecret: CORP_SECRET });
@@ -66,29 +96,7 @@ describe("WeCom app across kill -9", () => {
     const fakeModel = await startFakeOpenAI();
     model = fakeModel;
     fakeModel.enqueue({ kind: "hang" });
-    const home = mkdtempSync(join(tmpdir(), "clawbox-wecom-kill-"));
-    writeFileSync(
-      join(home, "clawbox.json"),
-      JSON.stringify({
-        models: {
-          primary: "cloud",
-          providers: {
-            cloud: {
-              kind: "openai",
-              baseUrl: fakeModel.url,
-              model: "m",
-              authProfiles: [{ id: "p", apiKey: "test-key-0123456789" }],
-            },
-          },
-        },
-        memory: { enabled: false },
-        channels: {
-          wecom: {
-            app: wecomAppConfig(SECRETS, CORP_SECRET, fakeApi.url),
-          },
-        },
-      }),
-    );
+    const home = boxHome(fakeApi, fakeModel);
     const message = {
       fromUser: "zhangsan",
       msgId: "8800000001",
@@ -113,5 +121,36 @@ describe("WeCom app across kill -9", () => {
       { touser: "zhangsan", msgtype: "text", agentid: 1000002, content: "ok" },
     ]);
     expect(fakeModel.requests).toHaveLength(2);
+  });
+
+  it("shows a reply once when the process dies while message/send is in flight", async () => {
+    const fakeApi = startFakeWeComApi({ corpId: SECRETS.corpId, corpSecret: CORP_SECRET });
+    api = fakeApi;
+    const fakeModel = await startFakeOpenAI();
+    model = fakeModel;
+    const home = boxHome(fakeApi, fakeModel);
+    fakeApi.holdNextSends(1);
+    const message = {
+      fromUser: "lisi",
+      msgId: "8800000002",
+      msgType: "text" as const,
+      content: "is the door locked?",
+    };
+
+    const first = await start(home);
+    expect((await postMessage(first.callback, SECRETS, message)).status).toBe(200);
+    // Delivered to the person; the box is killed before the platform's answer reaches it.
+    await until(() => fakeApi.sent.length === 1, "the reply reaching the platform");
+    first.service.child.kill("SIGKILL");
+    await first.service.exited;
+    fakeApi.release();
+
+    await start(home);
+    await until(() => fakeApi.suppressed() === 1, "the resend after the restart");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(fakeApi.sent).toEqual([
+      { touser: "lisi", msgtype: "text", agentid: 1000002, content: "ok" },
+    ]);
+    expect(fakeModel.requests).toHaveLength(1);
   });
 });

@@ -4,6 +4,13 @@
  * message/send (90236), media/get (90254), and the
  * global error codes (90313: 40001 bad secret, 40014 invalid token, 42001 expired
  * token, 40007 bad media id). Tests can expire every issued token and read what was sent.
+ *
+ * message/send's duplicate check (90236: with `"enable_duplicate_check": 1`, "the same
+ * content (request JSON) within the interval is not received twice"; the interval is
+ * `duplicate_check_interval`, default 1800 s, at most 4 hours): a repeat of an earlier
+ * checked request inside its interval is not delivered (not added to `sent`). The
+ * document does not say what the repeat is answered; the fake answers it like the first
+ * (errcode 0 and the first's msgid).
  */
 import { randomBytes } from "node:crypto";
 
@@ -26,6 +33,14 @@ export interface FakeWeComApi {
   addMedia(mediaId: string, bytes: Uint8Array, contentType: string): void;
   /** Answers the next message/send calls with this HTTP status (e.g. 500), once each. */
   failNextSends(count: number): void;
+  /**
+   * The next `count` message/send calls are delivered (added to `sent`) but answered
+   * only when `release()` is called: a sender killed meanwhile never learns the outcome.
+   */
+  holdNextSends(count: number): void;
+  release(): void;
+  /** Repeats the duplicate check kept from being delivered. */
+  suppressed(): number;
   close(): Promise<void>;
 }
 
@@ -39,6 +54,11 @@ export function startFakeWeComApi(credentials: {
   const sent: FakeSentMessage[] = [];
   let issued = 0;
   let failures = 0;
+  let holds = 0;
+  const held: (() => void)[] = [];
+  /** Checked request JSON (canonical) → when its interval ends and the first's msgid. */
+  const checked = new Map<string, { until: number; msgid: string }>();
+  let suppressedCount = 0;
 
   const tokenError = (token: string | null): Response | undefined => {
     if (token && expired.has(token))
@@ -82,13 +102,29 @@ export function startFakeWeComApi(credentials: {
         if (Buffer.byteLength(part.content) > limit) {
           return json({ errcode: 45002, errmsg: "content size out of limit" });
         }
+        const check = body.enable_duplicate_check === 1;
+        const key = JSON.stringify([body.touser, msgtype, body.agentid, part.content]);
+        const earlier = checked.get(key);
+        if (check && earlier && earlier.until > Date.now()) {
+          suppressedCount += 1;
+          return json({ errcode: 0, errmsg: "ok", msgid: earlier.msgid });
+        }
         sent.push({
           touser: body.touser,
           msgtype,
           agentid: Number(body.agentid),
           content: part.content,
         });
-        return json({ errcode: 0, errmsg: "ok", msgid: randomBytes(8).toString("hex") });
+        const msgid = randomBytes(8).toString("hex");
+        if (check) {
+          const interval = Math.min(Number(body.duplicate_check_interval ?? 1800), 4 * 3600);
+          checked.set(key, { until: Date.now() + interval * 1000, msgid });
+        }
+        if (holds > 0) {
+          holds -= 1;
+          await new Promise<void>((resolve) => held.push(resolve));
+        }
+        return json({ errcode: 0, errmsg: "ok", msgid });
       }
       if (url.pathname === "/cgi-bin/media/get") {
         const refused = tokenError(token);
@@ -114,7 +150,15 @@ export function startFakeWeComApi(credentials: {
     failNextSends(count) {
       failures = count;
     },
+    holdNextSends(count) {
+      holds = count;
+    },
+    release() {
+      for (const resolve of held.splice(0)) resolve();
+    },
+    suppressed: () => suppressedCount,
     async close() {
+      for (const resolve of held.splice(0)) resolve();
       await server.stop(true);
     },
   };

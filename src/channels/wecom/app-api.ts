@@ -19,8 +19,17 @@ export interface WeComAppApiOptions {
 }
 
 export interface WeComAppApi {
-  /** Sends one text or markdown message to a user; resolves with the platform's msgid. */
-  send(toUser: string, format: "text" | "markdown", content: string): Promise<string>;
+  /**
+   * Sends one text or markdown message to a user; resolves with the platform's msgid.
+   * `duplicateCheckSeconds`: the platform drops the same request repeated inside that
+   * many seconds (`enable_duplicate_check`).
+   */
+  send(
+    toUser: string,
+    format: "text" | "markdown",
+    content: string,
+    options?: { duplicateCheckSeconds?: number },
+  ): Promise<string>;
   /** Downloads a temporary media file (image, voice) by MediaId. */
   media(mediaId: string): Promise<{ bytes: Uint8Array; contentType: string }>;
   /** Fetches an access token (checks the CorpID and Secret); throws CHANNEL_* when refused. */
@@ -71,12 +80,14 @@ export function createWeComAppApi(options: WeComAppApiOptions): WeComAppApi {
     async verify() {
       await tokens.get();
     },
-    async send(toUser, format, content) {
+    async send(toUser, format, content, sendOptions = {}) {
+      const check = sendOptions.duplicateCheckSeconds;
       const body = {
         touser: toUser,
         msgtype: format,
         agentid: options.agentId,
         [format]: { content },
+        ...(check ? { enable_duplicate_check: 1, duplicate_check_interval: check } : {}),
       };
       const reply = await withToken(async (token) =>
         sendReply.parse(

@@ -74,6 +74,7 @@ export function createWeComAppChannel(
           item.peerId,
           capabilities.markdown ? "markdown" : "text",
           item.text,
+          item.duplicateCheck ? { duplicateCheckSeconds: capabilities.duplicateCheckSeconds } : {},
         );
         return { kind: "sent", ...(msgid ? { platformId: msgid } : {}) };
       } catch (error) {

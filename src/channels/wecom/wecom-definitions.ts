@@ -2,8 +2,10 @@
  * WeCom's two entries in the channel registry, with the platform's limits:
  * - the self-built app (`channels.wecom.app`, channel id "wecom-app"): message/send
  *   takes at most 2048 bytes of text or markdown per message (document 90236) and has
- *   no reply window of its own; replies are not deduplicated by the platform, so a send
- *   cut by a crash is not repeated;
+ *   no reply window of its own; a send asks for the platform's duplicate check
+ *   (`enable_duplicate_check`, 30 minutes) unless the same text went to the same person
+ *   inside that window, so a send cut by a crash is repeated after the restart and still
+ *   shows once;
  * - the intelligent bot (`channels.wecom.bot`, channel id "wecom-bot"): a stream frame
  *   holds at most 20480 bytes of markdown (document 101463); parts beyond the first go
  *   out as `aibot_send_msg`.
@@ -17,6 +19,8 @@ import type { ChannelDefinition } from "../channel-registry.ts";
 
 export const WECOM_APP_CHANNEL = "wecom-app";
 export const WECOM_BOT_CHANNEL = "wecom-bot";
+/** message/send's `duplicate_check_interval` (the platform's default; at most 4 hours). */
+export const WECOM_DUPLICATE_CHECK_SECONDS = 1800;
 
 const HOUR_MS = 60 * 60_000;
 
@@ -28,6 +32,7 @@ export function wecomAppCapabilities(markdown: boolean): ChannelCapabilities {
     maxRepliesPerMessage: 5,
     replyWindowMs: { direct: HOUR_MS, group: HOUR_MS },
     idempotentReplies: false,
+    duplicateCheckSeconds: WECOM_DUPLICATE_CHECK_SECONDS,
     images: false,
   };
 }
