@@ -107,7 +107,11 @@ try {
   // Warm-up: one message per platform answered before the first kill (the broker keeps
   // messages for the box only once its session exists).
   const warm = await traffic.sendEachAndWait(60_000);
-  if (!warm.answered) throw new Error(`the warm-up messages were not all answered:\n${output}`);
+  if (!warm.answered) {
+    const replies = traffic.replies();
+    const counts = warm.nonces.map((n) => `${n}:${replies.get(n) ?? 0}`).join(" ");
+    throw new Error(`the warm-up messages were not all answered (${counts}):\n${output}`);
+  }
   // Phase 1: kills at random points spread over the phase.
   const phaseMs = (killPhase / rate) * 1000;
   const killTimes = Array.from({ length: kills }, () => Math.random() * phaseMs).sort(

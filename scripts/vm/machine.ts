@@ -152,6 +152,13 @@ const live = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const child of live) child.kill("SIGKILL");
 });
+// A run stopped from outside (CI's time limit, Ctrl-C) takes its machines with it.
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    console.error(`vm: ${signal}: powering the machine off`);
+    process.exit(signal === "SIGTERM" ? 143 : 130);
+  });
+}
 
 export class Machine {
   /** Host port forwarded to the guest's sshd. */

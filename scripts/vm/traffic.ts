@@ -112,6 +112,7 @@ export class Traffic {
     private readonly publisher: MqttClient,
     private readonly observer: MqttClient,
     private readonly mqttReplies: Map<string, number>,
+    private readonly mqttOnline: { seen: boolean },
   ) {}
 
   static async start(options: TrafficOptions): Promise<Traffic> {
@@ -133,7 +134,13 @@ export class Traffic {
       reconnectPeriod: 1000,
     });
     const mqttReplies = new Map<string, number>();
-    observer.on("message", (_topic, payload) => {
+    const mqttOnline = { seen: false };
+    const availability = `clawbox/${NODE_ID}/availability`;
+    observer.on("message", (topic, payload) => {
+      if (topic === availability) {
+        if (payload.toString("utf8") === "online") mqttOnline.seen = true;
+        return;
+      }
       try {
         const event = JSON.parse(payload.toString("utf8")) as { event_type?: string; id?: string };
         if (event.event_type === "reply" && typeof event.id === "string")
@@ -142,8 +149,19 @@ export class Traffic {
         // not an event of ours
       }
     });
-    await observer.subscribeAsync(`clawbox/${NODE_ID}/event`, { qos: 1 });
-    return new Traffic(options, qq, wecomApi, bot, broker, model, publisher, observer, mqttReplies);
+    await observer.subscribeAsync([`clawbox/${NODE_ID}/event`, availability], { qos: 1 });
+    return new Traffic(
+      options,
+      qq,
+      wecomApi,
+      bot,
+      broker,
+      model,
+      publisher,
+      observer,
+      mqttReplies,
+      mqttOnline,
+    );
   }
 
   /** clawbox.json for the box: every channel and the MQTT bridge against these fakes. */
@@ -223,14 +241,28 @@ export class Traffic {
     return nonce;
   }
 
+  /** Whether the box has been seen on every platform since this traffic started. */
+  boxSeen(): boolean {
+    const latest = this.qq.connections.at(-1) ?? [];
+    return (
+      this.qq.connected &&
+      latest.some((f) => f.op === 2 || f.op === 6) &&
+      this.bot.received.some((f) => f.cmd === "aibot_subscribe") &&
+      this.mqttOnline.seen
+    );
+  }
+
   /**
-   * One message on every channel, then waits until each is answered (or `timeoutMs`).
+   * Waits until the box has connected to every platform (QQ identified, the WeCom bot
+   * subscribed, `online` on MQTT, which the box publishes after subscribing), then sends
+   * one message on every channel and waits until each is answered (or `timeoutMs`).
    * Before the box has subscribed once, the broker keeps nothing for it (its session does
-   * not exist yet), so runs start with this: every platform has then seen the box.
+   * not exist yet), so runs start with this.
    */
   async sendEachAndWait(timeoutMs: number): Promise<{ nonces: string[]; answered: boolean }> {
-    const nonces = CHANNELS.map((c) => this.send(c));
     const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !this.boxSeen()) await Bun.sleep(200);
+    const nonces = CHANNELS.map((c) => this.send(c));
     const done = () => nonces.every((n) => (this.replies().get(n) ?? 0) >= 1);
     while (Date.now() < deadline && !done()) await Bun.sleep(500);
     return { nonces, answered: done() };

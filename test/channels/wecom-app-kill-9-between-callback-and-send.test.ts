@@ -20,6 +20,7 @@ import {
   verifyUrl,
   wecomAppConfig,
 } from "../fakes/wecom-callback-sender.ts";
+import { cloudOnlyConfig } from "../support/openai-provider-fixture.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 
 const SECRETS: CallbackSecrets = {
@@ -66,25 +67,11 @@ function boxHome(fakeApi: FakeWeComApi, fakeModel: ScriptedServer): string {
   const home = mkdtempSync(join(tmpdir(), "clawbox-wecom-kill-"));
   writeFileSync(
     join(home, "clawbox.json"),
-    JSON.stringify({
-      models: {
-        primary: "cloud",
-        providers: {
-          cloud: {
-            kind: "openai",
-            baseUrl: fakeModel.url,
-            model: "m",
-            authProfiles: [{ id: "p", apiKey: "test-key-0123456789" }],
-          },
-        },
-      },
-      memory: { enabled: false },
-      channels: {
-        wecom: {
-          app: wecomAppConfig(SECRETS, CORP_SECRET, fakeApi.url),
-        },
-      },
-    }),
+    JSON.stringify(
+      cloudOnlyConfig(fakeModel.url, {
+        channels: { wecom: { app: wecomAppConfig(SECRETS, CORP_SECRET, fakeApi.url) } },
+      }),
+    ),
   );
   return home;
 }
