@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_SEND_ATTEMPTS, Outbox, shapeReply } from "../../src/channels/index.ts";
 import type { OutboxItem } from "../../src/channels/channel.ts";
+import { MAX_SEND_ATTEMPTS, Outbox, shapeReply } from "../../src/channels/index.ts";
 import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
 import {
   WECOM_DUPLICATE_CHECK_SECONDS,
