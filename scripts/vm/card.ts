@@ -13,9 +13,14 @@ import { ROOT } from "./machine.ts";
 export const OWNER = "owner";
 export const HOSTNAME = "clawbox";
 export const TIMEZONE = "Asia/Shanghai";
-/** The Pi's cmdline.txt, with the machine's console and root disk. */
+/**
+ * The Pi's cmdline.txt, with the machine's console and root disk. Devices get 10 minutes
+ * to appear instead of systemd's 90 s: under TCG on a loaded host udev was once starved
+ * that long after a power cut (/dev/vdb and /dev/ttyAMA0 timed out, /boot/firmware was not
+ * mounted and the machine stopped in emergency mode), which says nothing about a Pi.
+ */
 export const BASE_CMDLINE =
-  "console=ttyAMA0 root=/dev/vda rootfstype=ext4 fsck.repair=yes rootwait quiet";
+  "console=ttyAMA0 root=/dev/vda rootfstype=ext4 fsck.repair=yes rootwait quiet systemd.default_device_timeout_sec=600";
 
 export function writeCard(
   dir: string,
