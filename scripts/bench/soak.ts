@@ -11,8 +11,9 @@
  * it waits for every acknowledged message to be answered and counts, per platform, what
  * was lost (acknowledged, never answered) and duplicated (answered more than once).
  *
- * JSON: {messages, kills, lost, duplicates, rssStartMb, rssEndMb, rssMaxMb, …}. The RSS is
- * VmRSS of the process from /proc (start = first sample of phase 2, end = last).
+ * JSON: {messages, kills, lost, duplicates, rssStartMb, rssEndMb, rssMaxMb, rssByMinuteMb,
+ * …}. The RSS is VmRSS of the process from /proc (start = first sample of phase 2, end =
+ * last, one sample per minute to show whether it drifts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -181,6 +182,16 @@ const result = {
   rssStartMb,
   rssEndMb,
   rssMaxMb,
+  /** The sample nearest each whole minute of phase 2 (0 … steadyMinutes). */
+  rssByMinuteMb: Array.from(
+    { length: steadyMinutes + 1 },
+    (_, m) =>
+      samples.reduce<{ at: number; rss: number } | undefined>(
+        (best, s) =>
+          !best || Math.abs(s.at - m * 60_000) < Math.abs(best.at - m * 60_000) ? s : best,
+        undefined,
+      )?.rss ?? 0,
+  ),
   steadyMinutes,
   acknowledged: report.acknowledged,
   unacknowledged: report.unacknowledged,
