@@ -6,7 +6,8 @@
  * config first, comments kept, atomic) and applies them at once: the channel restarts
  * with them, no service restart. Test tries the settings as they stand in the form
  * (unsaved changes included, a blank secret meaning the stored one) against the
- * platform and answers in plain words.
+ * platform and answers in plain words. A Test or Save that changes where a secret is sent
+ * needs that secret typed again (secret-destination.ts).
  */
 import type { Hono } from "hono";
 import { probeQq, probeWeComApp, probeWeComBot, readChannelStatus } from "../channels/index.ts";
@@ -30,6 +31,7 @@ import {
 import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError, readBody } from "./json-body.ts";
+import { storedSecretRefusal } from "./secret-destination.ts";
 
 const valuesBody = z.object({
   values: z.record(
@@ -153,6 +155,18 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     }
     if (edits.length === 0) return c.json({ ...(await view()), applied: [] });
     try {
+      const saved = sectionOf(fileConfig().config, form.path);
+      const { config: next } = await previewConfigEdit(deps.configFile, edits, {
+        validate: { env: deps.env },
+      });
+      const refusal = storedSecretRefusal(
+        form,
+        saved,
+        next && sectionOf(next, form.path),
+        body.value.values,
+        "save",
+      );
+      if (refusal) return apiError(c, 400, "HTTP_BAD_REQUEST", refusal);
       await editConfigFile(deps.configFile, edits, { validate: { env: deps.env } });
     } catch (error) {
       const failure = toClawboxError(error);
@@ -185,6 +199,14 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
       });
     }
     if (!config) return c.json({ ok: false, message: "The settings could not be read." });
+    const refusal = storedSecretRefusal(
+      form,
+      sectionOf(fileConfig().config, form.path),
+      sectionOf(config, form.path),
+      body.value.values,
+      "test",
+    );
+    if (refusal) return c.json({ ok: false, message: refusal });
     const { qq, wecom } = config.channels;
     const { mqtt } = config;
     switch (form.id) {

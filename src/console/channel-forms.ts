@@ -29,6 +29,13 @@ export interface ChannelForm {
   path: readonly string[];
   intro: string;
   fields: readonly FormField[];
+  /**
+   * Where the form's secrets are sent: the fields naming the place (`fields`) and the
+   * secrets that go there (`secrets`). A stored secret goes only to the saved place; a
+   * Test or Save that changes one of `fields` must carry `secrets` typed again
+   * (secret-destination.ts).
+   */
+  secretsGoTo: { fields: readonly string[]; secrets: readonly string[] };
 }
 
 const enabled: FormField = {
@@ -67,6 +74,8 @@ export const CHANNEL_FORMS: readonly ChannelForm[] = [
     path: ["channels", "qq"],
     intro:
       "The official QQ bot (q.qq.com → your bot → 开发设置): its AppID and AppSecret. WebSocket needs no public address.",
+    // The AppSecret goes to the token URL; the access token it buys goes to the API base.
+    secretsGoTo: { fields: ["tokenUrl", "apiBase"], secrets: ["clientSecret"] },
     fields: [
       { key: "appId", label: "AppID", kind: "text", required: true },
       { key: "clientSecret", label: "AppSecret", kind: "secret", required: true },
@@ -104,6 +113,7 @@ export const CHANNEL_FORMS: readonly ChannelForm[] = [
     path: ["channels", "wecom", "bot"],
     intro:
       "企业微信 → 应用管理 → 智能机器人, API mode with the long connection: no public address needed. Its Bot ID and Secret.",
+    secretsGoTo: { fields: ["wsUrl"], secrets: ["secret"] },
     fields: [
       { key: "botId", label: "Bot ID", kind: "text", required: true },
       { key: "secret", label: "Secret", kind: "secret", required: true },
@@ -126,6 +136,8 @@ export const CHANNEL_FORMS: readonly ChannelForm[] = [
     path: ["channels", "wecom", "app"],
     intro:
       "企业微信 → 应用管理 → 自建: needs https://YOUR_DOMAIN/channels/wecom/app to reach the box, and the box's public IP as a trusted IP.",
+    // The Secret goes to gettoken; the Token and EncodingAESKey only check WeCom's calls.
+    secretsGoTo: { fields: ["apiBase"], secrets: ["corpSecret"] },
     fields: [
       { key: "corpId", label: "CorpID", kind: "text", required: true },
       { key: "corpSecret", label: "Secret", kind: "secret", required: true },
@@ -157,6 +169,8 @@ export const CHANNEL_FORMS: readonly ChannelForm[] = [
     path: ["mqtt"],
     intro:
       "The broker Home Assistant uses (e.g. the Mosquitto add-on): the box appears there as a device.",
+    // Who gets the password: the broker at the URL, as proven by the certificate checks.
+    secretsGoTo: { fields: ["url", "ca", "rejectUnauthorized"], secrets: ["password"] },
     fields: [
       { key: "enabled", label: "Enabled", kind: "bool" },
       {
