@@ -1,13 +1,15 @@
 /**
  * The console's hono app, built on the first console request: the page shell and login
  * form, the embedded client script and styles, and the JSON/SSE API under /console/api
- * that the client calls. Auth: see console-auth.ts. Every body is capped before it is
- * read: the login form at 4 KB after the rate limit, the API after the login check.
+ * that the client calls. Auth: see console-auth.ts. No answer before the API's login
+ * check carries anything of the box: the app shell and the assets are the same for
+ * everyone, and a login's token is handed over only in the body of the login's answer,
+ * for the page's own script to keep. Every body is capped before it is read: the login
+ * form at 4 KB after the rate limit, the API after the login check.
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { getConnInfo } from "hono/bun";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import ipaddr from "ipaddr.js";
 import { registerChannelRoutes } from "./api-channels.ts";
 import { MAX_CHAT_BODY_BYTES, registerChatRoutes } from "./api-chat.ts";
@@ -21,12 +23,12 @@ import { registerSessionRoutes } from "./api-sessions.ts";
 import { registerStatusRoutes } from "./api-status.ts";
 import { registerWorkspaceRoutes } from "./api-workspace.ts";
 import { assetUrl, type ConsoleAsset, consoleAssets } from "./console-assets.ts";
-import { ConsoleAuth, CSRF_HEADER, type LoginOutcome, SESSION_COOKIE } from "./console-auth.ts";
+import { ConsoleAuth, type LoginOutcome, SESSION_HEADER } from "./console-auth.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import { apiError } from "./json-body.ts";
-import { appShell, loginPage } from "./page-shell.ts";
+import { appShell, loggedInPage, loginPage } from "./page-shell.ts";
 
-export type ConsoleEnv = { Variables: { csrf: string } };
+export type ConsoleEnv = { Variables: { expiresAt: number } };
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Every console API body but a chat turn's (which may carry images). */
@@ -59,6 +61,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const assets = consoleAssets();
   const urls = {
     script: assetUrl("console.js", assets.get("console.js") as ConsoleAsset),
+    login: assetUrl("login.js", assets.get("login.js") as ConsoleAsset),
     styles: assetUrl("console.css", assets.get("console.css") as ConsoleAsset),
   };
 
@@ -98,26 +101,25 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     );
   };
 
+  // The shell is the same for everyone: its script goes to the login page when this
+  // browser holds no session for this origin.
   app.get("/", (c) => {
-    const csrf = auth.csrfFor(getCookie(c, SESSION_COOKIE));
     htmlHeaders(c);
-    if (!csrf) return c.html(loginPage({ assets: urls }));
-    return c.html(appShell({ csrf, version: deps.version, assets: urls }));
+    return c.html(appShell({ assets: urls }));
   });
   app.get("/console", (c) => c.redirect("/", 302));
 
-  /** The answer to a login attempt (typed secret or one-time link). */
+  /**
+   * The answer to a login attempt (typed secret or one-time link). A success is a page
+   * whose script keeps the token in this origin's storage and opens the console; the
+   * token is in that page's body only (no cookie, no URL), and the page is never cached.
+   */
   const answerLogin = (c: Context, outcome: LoginOutcome, wrong: string) => {
     htmlHeaders(c);
-    if (outcome.ok) {
-      setCookie(c, SESSION_COOKIE, outcome.sessionId, {
-        path: "/",
-        httpOnly: true,
-        sameSite: "Strict",
-        maxAge: outcome.maxAgeSeconds,
-      });
-      return c.redirect("/", 303);
-    }
+    if (outcome.ok)
+      return c.html(
+        loggedInPage({ token: outcome.token, expiresAt: outcome.expiresAt, assets: urls }),
+      );
     if (outcome.limited) return lockedOut(c, outcome.retryAfterSeconds);
     return c.html(loginPage({ error: wrong, assets: urls }), 401);
   };
@@ -133,7 +135,10 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   // A one-time link from `clawbox run` or `clawbox console url`.
   app.get("/console/login", (c) => {
     const ticket = c.req.query("ticket");
-    if (!ticket) return c.redirect("/", 302);
+    if (!ticket) {
+      htmlHeaders(c);
+      return c.html(loginPage({ assets: urls }));
+    }
     return answerLogin(
       c,
       auth.redeem(ticket, clientAddress(c)),
@@ -158,18 +163,18 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     },
   );
 
+  // Every API request proves its session with the header (never a cookie): a page of
+  // another origin cannot send it, so no CSRF token is needed on top.
   app.use("/console/api/*", async (c, next) => {
-    const csrf = auth.csrfFor(getCookie(c, SESSION_COOKIE));
-    if (!csrf) return apiError(c, 401, "UNAUTHORIZED", "log in first");
-    if (STATE_CHANGING.has(c.req.method)) {
-      if (!auth.csrfMatches(csrf, c.req.header(CSRF_HEADER))) {
-        return apiError(c, 403, "FORBIDDEN", `missing or wrong ${CSRF_HEADER} header`);
-      }
-      if (!(c.req.header("content-type") ?? "").startsWith("application/json")) {
-        return apiError(c, 415, "HTTP_BAD_REQUEST", "send the body as application/json");
-      }
+    const expiresAt = auth.expiresAt(c.req.header(SESSION_HEADER));
+    if (expiresAt === undefined) return apiError(c, 401, "UNAUTHORIZED", "log in first");
+    if (
+      STATE_CHANGING.has(c.req.method) &&
+      !(c.req.header("content-type") ?? "").startsWith("application/json")
+    ) {
+      return apiError(c, 415, "HTTP_BAD_REQUEST", "send the body as application/json");
     }
-    c.set("csrf", csrf);
+    c.set("expiresAt", expiresAt);
     c.header("Cache-Control", "no-store");
     await next();
   });
@@ -181,14 +186,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     })(c, next),
   );
 
-  // The session's current CSRF token, for a tab whose page holds an older one (the
-  // person logged in again in another tab). Same-origin only: the cookie is SameSite=Strict
-  // and no CORS header lets another site read the answer.
-  app.get("/console/api/session", (c) => c.json({ csrf: c.get("csrf") }));
+  // What the shell shows once it knows the session is good: the version, and until when.
+  app.get("/console/api/session", (c) =>
+    c.json({ version: deps.version, expiresAt: c.get("expiresAt") }),
+  );
 
   app.post("/console/api/logout", (c) => {
-    auth.logout(getCookie(c, SESSION_COOKIE));
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    auth.logout(c.req.header(SESSION_HEADER));
     return c.json({ ok: true });
   });
 

@@ -12,6 +12,7 @@ import browse from "./assets/console-browse.js" with { type: "text" };
 import chat from "./assets/console-chat.js" with { type: "text" };
 import core from "./assets/console-core.js" with { type: "text" };
 import files from "./assets/console-files.js" with { type: "text" };
+import login from "./assets/console-login.js" with { type: "text" };
 import manage from "./assets/console-manage.js" with { type: "text" };
 import setup from "./assets/console-setup.js" with { type: "text" };
 import status from "./assets/console-status.js" with { type: "text" };
@@ -43,6 +44,7 @@ export function consoleAssets(): Map<string, ConsoleAsset> {
       "console.js",
       entry("text/javascript; charset=utf-8", `"use strict";\n${SCRIPT_PARTS.join("\n")}`),
     ],
+    ["login.js", entry("text/javascript; charset=utf-8", login)],
     ["console.css", entry("text/css; charset=utf-8", styles)],
   ]);
 }

@@ -11,7 +11,7 @@ function fakeClock(bootId: string | undefined, start = 50_000) {
 }
 
 describe("console auth", () => {
-  it("gives a session and a CSRF token only for the login secret or server.token", () => {
+  it("gives a session token only for the login secret or server.token; logout ends it", () => {
     const auth = new ConsoleAuth({ secrets: [SECRET, TOKEN] });
     expect(auth.login("wrong-token-000000", "10.0.0.2")).toEqual({ ok: false, limited: false });
     expect(auth.login("", "10.0.0.2")).toEqual({ ok: false, limited: false });
@@ -19,21 +19,20 @@ describe("console auth", () => {
       const ok = auth.login(typed, "10.0.0.2");
       expect(ok.ok).toBe(true);
       if (!ok.ok) return;
-      const csrf = auth.csrfFor(ok.sessionId);
-      expect(csrf).toMatch(/^[A-Za-z0-9_-]{40,}$/);
-      expect(auth.csrfMatches(csrf ?? "", csrf)).toBe(true);
-      expect(auth.csrfMatches(csrf ?? "", "other")).toBe(false);
-      expect(auth.csrfMatches(csrf ?? "", undefined)).toBe(false);
-      auth.logout(ok.sessionId);
-      expect(auth.csrfFor(ok.sessionId)).toBeUndefined();
+      expect(ok.token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+      expect(ok.token).not.toContain(typed);
+      expect(auth.expiresAt(ok.token)).toBe(ok.expiresAt);
+      expect(auth.expiresAt(`${ok.token}x`)).toBeUndefined();
+      auth.logout(ok.token);
+      expect(auth.expiresAt(ok.token)).toBeUndefined();
     }
-    expect(auth.csrfFor("made-up-session")).toBeUndefined();
+    expect(auth.expiresAt("made-up-session")).toBeUndefined();
   });
 
-  it("has no open mode: without a login nobody gets a CSRF token, whatever is configured", () => {
+  it("has no open mode: without a login nobody has a session, whatever is configured", () => {
     const auth = new ConsoleAuth({ secrets: [SECRET] });
-    expect(auth.csrfFor(undefined)).toBeUndefined();
-    expect(auth.csrfFor("")).toBeUndefined();
+    expect(auth.expiresAt(undefined)).toBeUndefined();
+    expect(auth.expiresAt("")).toBeUndefined();
     // An empty secret (no server.token) never matches an empty login.
     const noToken = new ConsoleAuth({ secrets: [SECRET, ""] });
     expect(noToken.login("", "127.0.0.1").ok).toBe(false);
@@ -56,8 +55,10 @@ describe("console auth", () => {
     const auth = new ConsoleAuth({ secrets: [SECRET], now: () => now });
     const ok = auth.login(SECRET, "a");
     if (!ok.ok) throw new Error("login failed");
-    now += 13 * 60 * 60 * 1000;
-    expect(auth.csrfFor(ok.sessionId)).toBeUndefined();
+    now += 11 * 60 * 60 * 1000;
+    expect(auth.expiresAt(ok.token)).toBe(ok.expiresAt);
+    now += 2 * 60 * 60 * 1000;
+    expect(auth.expiresAt(ok.token)).toBeUndefined();
   });
 });
 

@@ -3,32 +3,33 @@
  * loopback included (any local user can reach 127.0.0.1, and the console acts as the
  * owner). A login is either the login secret (`<home>/console-secret`, login-secret.ts)
  * or `server.token` typed on the login page, or a one-time link signed with the secret
- * (login-ticket.ts). It gives a random session id in an HttpOnly, SameSite=Strict cookie
- * (sessions live in memory: a restart logs everyone out). Every state-changing request
- * carries the session's CSRF token in a header, which a cross-site form or a simple
- * request can never set. Failed logins and failed links are limited per client address.
+ * (login-ticket.ts). It gives a random session token that the login page's own script
+ * keeps in the origin's localStorage and the client sends in the `X-Clawbox-Session`
+ * header of every API request. There is no session cookie: a browser sends a host's
+ * cookies to every port of that host, so a cookie for 127.0.0.1:18790 would reach any
+ * local user's server on 127.0.0.1:28802; storage is per scheme, host and port, and a
+ * page of another origin cannot set the header without a CORS preflight, which the box
+ * refuses (which is also why no CSRF token is needed). Sessions live in memory (a restart
+ * logs everyone out) and end after 12 hours or at logout. Failed logins and failed links
+ * are limited per client address.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { LoginRateLimit } from "./login-rate-limit.ts";
 import type { TicketVerifier } from "./login-ticket.ts";
 
-export const SESSION_COOKIE = "clawbox_console";
-export const CSRF_HEADER = "x-clawbox-csrf";
+/** The request header that carries a console session's token. */
+export const SESSION_HEADER = "x-clawbox-session";
 const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const MAX_SESSIONS = 64;
 
-interface ConsoleSession {
-  csrf: string;
-  expiresAt: number;
-}
-
 export type LoginOutcome =
-  | { ok: true; sessionId: string; maxAgeSeconds: number }
+  | { ok: true; token: string; expiresAt: number }
   | { ok: false; limited: false }
   | { ok: false; limited: true; retryAfterSeconds: number };
 
 const digest = (text: string): Buffer => createHash("sha256").update(text).digest();
-const randomId = (): string => randomBytes(32).toString("base64url");
+/** Sessions are kept by the digest of their token: memory never holds a usable token. */
+const keyOf = (token: string): string => digest(token).toString("base64url");
 
 export interface ConsoleAuthOptions {
   /** What a person may type to log in: the login secret, and `server.token` when set. */
@@ -39,7 +40,8 @@ export interface ConsoleAuthOptions {
 }
 
 export class ConsoleAuth {
-  private readonly sessions = new Map<string, ConsoleSession>();
+  /** Session key → when it expires. */
+  private readonly sessions = new Map<string, number>();
   private readonly digests: Buffer[];
   private readonly now: () => number;
   readonly limiter: LoginRateLimit;
@@ -81,35 +83,32 @@ export class ConsoleAuth {
     }
     this.limiter.succeed(client);
     this.prune();
-    const sessionId = randomId();
-    this.sessions.set(sessionId, { csrf: randomId(), expiresAt: this.now() + SESSION_TTL_MS });
-    return { ok: true, sessionId, maxAgeSeconds: SESSION_TTL_MS / 1000 };
+    const token = randomBytes(32).toString("base64url");
+    const expiresAt = this.now() + SESSION_TTL_MS;
+    this.sessions.set(keyOf(token), expiresAt);
+    return { ok: true, token, expiresAt };
   }
 
-  logout(sessionId: string | undefined): void {
-    if (sessionId) this.sessions.delete(sessionId);
+  logout(token: string | undefined): void {
+    if (token) this.sessions.delete(keyOf(token));
   }
 
-  /** The CSRF token of a logged-in client, or undefined when it must log in. */
-  csrfFor(sessionId: string | undefined): string | undefined {
-    if (!sessionId) return undefined;
-    const session = this.sessions.get(sessionId);
-    if (!session) return undefined;
-    if (session.expiresAt <= this.now()) {
-      this.sessions.delete(sessionId);
+  /** When the session of `token` expires, or undefined when the request must log in. */
+  expiresAt(token: string | undefined): number | undefined {
+    if (!token) return undefined;
+    const key = keyOf(token);
+    const expiresAt = this.sessions.get(key);
+    if (expiresAt === undefined) return undefined;
+    if (expiresAt <= this.now()) {
+      this.sessions.delete(key);
       return undefined;
     }
-    return session.csrf;
-  }
-
-  /** Constant-time check of a request's CSRF header against the client's token. */
-  csrfMatches(expected: string, presented: string | undefined): boolean {
-    return presented !== undefined && timingSafeEqual(digest(presented), digest(expected));
+    return expiresAt;
   }
 
   private prune(): void {
     const now = this.now();
-    for (const [id, s] of this.sessions) if (s.expiresAt <= now) this.sessions.delete(id);
+    for (const [key, expiresAt] of this.sessions) if (expiresAt <= now) this.sessions.delete(key);
     while (this.sessions.size >= MAX_SESSIONS) {
       const oldest = this.sessions.keys().next().value;
       if (oldest === undefined) break;

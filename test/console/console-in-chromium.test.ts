@@ -195,9 +195,10 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
-  it("refuses a wrong token and logs in with the right one (HttpOnly, SameSite=Strict cookie)", async () => {
+  it("refuses a wrong token and logs in with the right one (a token in this origin's storage, no cookie)", async () => {
     await page.goto(base);
-    await expect(page.locator("input[name=secret]").count()).resolves.toBe(1);
+    await page.waitForSelector("input[name=secret]");
+    expect(page.url()).toBe(`${base}/console/login`);
     await page.fill("input[name=secret]", "not-the-token-at-all");
     const [wrong] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith("/console/login")),
@@ -209,9 +210,12 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await page.fill("input[name=secret]", TOKEN);
     await Promise.all([page.waitForURL(`${base}/`), page.click("button[type=submit]")]);
     await page.waitForSelector("#chat-input");
-    const cookie = (await page.context().cookies()).find((c) => c.name === "clawbox_console");
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
-    expect(cookie?.value).not.toContain(TOKEN);
+    expect(await page.context().cookies()).toEqual([]);
+    const kept = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
+    expect(kept).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(kept).not.toContain(TOKEN);
+    // The page on screen is the console: the login's answer, token and all, was replaced.
+    await expect(page.locator("body").getAttribute("data-session")).resolves.toBeNull();
   });
 
   it("logs a second browser in once through the one-time link printed at start", async () => {
@@ -300,8 +304,12 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await expect(
       page.locator("#transcript .entry.assistant .text").first().textContent(),
     ).resolves.toContain("Hello from the fake model");
-    const href = await page.locator("#export-jsonl").getAttribute("href");
-    const jsonl = await page.evaluate(async (url) => (await fetch(url ?? "")).text(), href);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click("#export-jsonl"),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/\.jsonl$/);
+    const jsonl = readFileSync((await download.path()) ?? "", "utf8");
     const lines = jsonl
       .trim()
       .split("\n")
@@ -420,23 +428,23 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     expect(primary).toBe("local");
   });
 
-  it("guards the API: no session, no CSRF header or a non-JSON body is refused; bearer API unchanged; failed logins limited", async () => {
+  it("guards the API: no session header or a non-JSON body is refused; bearer API unchanged; failed logins limited", async () => {
     const anonymous = await fetch(`${base}/console/api/sessions`);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.text()).not.toMatch(/token/i);
-    const csrf = (await page.locator("body").getAttribute("data-csrf")) ?? "";
-    const guarded = await page.evaluate(async (csrf) => {
+    const guarded = await page.evaluate(async () => {
+      const token = localStorage.getItem("clawbox.console.session") ?? "";
       const post = (headers: Record<string, string>, body: string) =>
         fetch("/console/api/models/chain", { method: "POST", headers, body }).then((r) => r.status);
       const json = JSON.stringify({ primary: "cloud", fallbacks: [] });
       return {
-        noCsrf: await post({ "Content-Type": "application/json" }, json),
-        wrongCsrf: await post({ "Content-Type": "application/json", "X-Clawbox-CSRF": "x" }, json),
-        form: await post({ "Content-Type": "text/plain", "X-Clawbox-CSRF": csrf }, json),
-        ok: await post({ "Content-Type": "application/json", "X-Clawbox-CSRF": csrf }, json),
+        noHeader: await post({ "Content-Type": "application/json" }, json),
+        wrong: await post({ "Content-Type": "application/json", "X-Clawbox-Session": "x" }, json),
+        form: await post({ "Content-Type": "text/plain", "X-Clawbox-Session": token }, json),
+        ok: await post({ "Content-Type": "application/json", "X-Clawbox-Session": token }, json),
       };
-    }, csrf);
-    expect(guarded).toEqual({ noCsrf: 403, wrongCsrf: 403, form: 415, ok: 200 });
+    });
+    expect(guarded).toEqual({ noHeader: 401, wrong: 401, form: 415, ok: 200 });
     model.enqueue(openaiText("bearer still works"));
     const api = await fetch(`${base}/api/chat`, {
       method: "POST",
@@ -499,17 +507,18 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await page.goto(`${base}/#models`);
     await page.locator("#chat-models").waitFor();
     await expect(page.locator("#pull-status").textContent()).resolves.toContain("installed");
-    const csrf = (await page.locator("body").getAttribute("data-csrf")) ?? "";
     const used = await page.evaluate(
-      async (token) =>
+      async () =>
         (
           await fetch("/console/api/models/activate", {
             method: "POST",
-            headers: { "Content-Type": "application/json", "X-Clawbox-CSRF": token },
+            headers: {
+              "Content-Type": "application/json",
+              "X-Clawbox-Session": localStorage.getItem("clawbox.console.session") ?? "",
+            },
             body: JSON.stringify({ name: "tiny-chat" }),
           })
         ).status,
-      csrf,
     );
     expect(used).toBe(200);
     // Away and back, waiting for each page to be drawn, so the Models page read is a new one.

@@ -1,13 +1,13 @@
 /**
  * The guards of the console's set-up pages at the HTTP level, against a real `clawbox
  * run` (no browser, so none of this depends on Chromium): pairing approval only with a
- * logged-in session and its CSRF header, wrong codes locking approvals (429); channel
+ * logged-in session (its header), wrong codes locking approvals (429); channel
  * secrets write-only (never in an answer, "set" instead) and a bad value refused with
  * the key named and the file unchanged; workspace saves of a file changed on disk
  * refused (409), names outside the seven refused, a link out of the workspace refused;
  * TOOLS.md problems by line; reminders for unknown targets refused; the log ring without
  * secrets; the client's URL versioned (immutable only for its own hash) and parseable;
- * the CSRF refresh route behind the login; the default conversation named.
+ * the session route behind the login; the default conversation named.
  */
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PairingRequests } from "../../src/pairing/index.ts";
 import { Store } from "../../src/store/index.ts";
+import { type ConsoleSession, consoleLogin } from "../support/console-session.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 
 const TOKEN = "console-setup-http-token-0123";
@@ -23,37 +24,13 @@ const QQ_SECRET = "qq-secret-never-shown-7788";
 let home: string;
 let configFile: string;
 let box: RunningService;
-let session: { cookie: string; csrf: string; page: string };
+let session: ConsoleSession;
+/** The app shell, as the browser gets it. */
+let shell: string;
 
-async function login(): Promise<{ cookie: string; csrf: string; page: string }> {
-  const res = await fetch(`${box.url}/console/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: `secret=${encodeURIComponent(TOKEN)}`,
-    redirect: "manual",
-  });
-  expect(res.status).toBe(303);
-  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  const page = await (await fetch(`${box.url}/`, { headers: { Cookie: cookie } })).text();
-  const csrf = /data-csrf="([^"]+)"/.exec(page)?.[1] ?? "";
-  return { cookie, csrf, page };
-}
-
-const get = (path: string, cookie = session.cookie) =>
-  fetch(`${box.url}/console/api/${path}`, { headers: { Cookie: cookie } });
-
-function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${box.url}/console/api/${path}`, {
-    method: "POST",
-    headers: {
-      Cookie: session.cookie,
-      "Content-Type": "application/json",
-      "X-Clawbox-CSRF": session.csrf,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-}
+const get = (path: string) => session.get(path);
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  session.post(path, body, headers);
 
 /** A pending request as a stranger's `/pair` would leave it (the running box reads the same database). */
 function pendingCode(sender: string): string {
@@ -80,7 +57,8 @@ beforeAll(async () => {
     `// the box\n{\n  server: { token: "${TOKEN}" },\n  memory: { enabled: false }, // quick start\n}\n`,
   );
   box = await startService(["--port", "0"], { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" });
-  session = await login();
+  session = await consoleLogin(box.url, TOKEN);
+  shell = await (await fetch(`${box.url}/`)).text();
 }, 90_000);
 
 afterAll(async () => {
@@ -90,7 +68,7 @@ afterAll(async () => {
 });
 
 describe("pairing approval over HTTP", () => {
-  it("needs a logged-in session and its CSRF header; a made-up session or a missing header changes nothing", async () => {
+  it("needs a logged-in session; a made-up session header or no header changes nothing", async () => {
     const code = pendingCode("STRANGER_A");
     const body = JSON.stringify({ code });
     const anonymous = await fetch(`${box.url}/console/api/owners/approve`, {
@@ -99,19 +77,8 @@ describe("pairing approval over HTTP", () => {
       body,
     });
     expect(anonymous.status).toBe(401);
-    const forged = await fetch(`${box.url}/console/api/owners/approve`, {
-      method: "POST",
-      headers: {
-        Cookie: "clawbox_console=made-up",
-        "Content-Type": "application/json",
-        "X-Clawbox-CSRF": session.csrf,
-      },
-      body,
-    });
+    const forged = await post("owners/approve", { code }, { "X-Clawbox-Session": "made-up" });
     expect(forged.status).toBe(401);
-    expect((await post("owners/approve", { code }, { "X-Clawbox-CSRF": "wrong" })).status).toBe(
-      403,
-    );
     // The bearer HTTP API is not a way in either.
     const api = await fetch(`${box.url}/api/chat`, {
       method: "POST",
@@ -217,9 +184,9 @@ describe("the Channels page's API", () => {
     expect((await post("channels/irc", { values: {} })).status).toBe(404);
   });
 
-  it("needs the session's CSRF header to write", async () => {
-    const res = await post("channels/qq", { values: { appId: "9" } }, { "X-Clawbox-CSRF": "x" });
-    expect(res.status).toBe(403);
+  it("needs the session's header to write", async () => {
+    const res = await post("channels/qq", { values: { appId: "9" } }, { "X-Clawbox-Session": "x" });
+    expect(res.status).toBe(401);
     expect(readFileSync(configFile, "utf8")).toContain('"1020304"');
   });
 });
@@ -309,7 +276,7 @@ describe("reminders, logs, assets and sessions", () => {
   });
 
   it("versions the client's URL: immutable only for its own hash, and the script parses", async () => {
-    const src = /src="(\/console\/assets\/console\.js\?v=[0-9a-f]{12})"/.exec(session.page)?.[1];
+    const src = /src="(\/console\/assets\/console\.js\?v=[0-9a-f]{12})"/.exec(shell)?.[1];
     expect(src).toBeDefined();
     const versioned = await fetch(`${box.url}${src}`, { headers: { "Accept-Encoding": "gzip" } });
     expect(versioned.headers.get("cache-control")).toContain("immutable");
@@ -330,22 +297,24 @@ describe("reminders, logs, assets and sessions", () => {
       (
         await (
           await fetch(`${box.url}${path}`, {
-            headers: { "Accept-Encoding": "gzip", Cookie: session.cookie },
+            headers: { "Accept-Encoding": "gzip" },
             decompress: false,
           } as RequestInit)
         ).arrayBuffer()
       ).byteLength;
-    const script = /src="([^"]+)"/.exec(session.page)?.[1] ?? "";
-    const styles = /href="(\/console\/assets\/[^"]+)"/.exec(session.page)?.[1] ?? "";
+    const script = /src="([^"]+)"/.exec(shell)?.[1] ?? "";
+    const styles = /href="(\/console\/assets\/[^"]+)"/.exec(shell)?.[1] ?? "";
     const sizes = [await wire("/"), await wire(script), await wire(styles)];
     expect(sizes.every((n) => n > 100)).toBe(true);
     expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(150 * 1024);
   });
 
-  it("gives the current CSRF token only to a logged-in session, and names the default conversation", async () => {
+  it("tells only a logged-in session the version, and names the default conversation", async () => {
     expect((await fetch(`${box.url}/console/api/session`)).status).toBe(401);
-    const mine = (await (await get("session")).json()) as { csrf: string };
-    expect(mine.csrf).toBe(session.csrf);
+    const mine = (await (await get("session")).json()) as { version: string; expiresAt: number };
+    expect(mine.version.length).toBeGreaterThan(0);
+    expect(shell).not.toContain(mine.version);
+    expect(mine.expiresAt).toBeGreaterThan(Date.now() + 11 * 3600 * 1000);
     const sessions = (await (await get("sessions")).json()) as { defaultSession: string };
     expect(sessions.defaultSession).toBe("agent:main:web:direct:owner");
   });

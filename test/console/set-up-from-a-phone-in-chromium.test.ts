@@ -119,6 +119,7 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
 
   it("logs in with the console secret typed on the phone", async () => {
     await page.goto(base);
+    await page.waitForSelector("input[name=secret]");
     await page.screenshot({ path: join(SHOTS, "login-390.png") });
     const secret = readFileSync(join(home, "console-secret"), "utf8").trim();
     await page.fill("input[name=secret]", secret);

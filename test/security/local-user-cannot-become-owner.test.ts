@@ -1,7 +1,7 @@
 /**
  * Attack 1 and 12 of issue 23 against a real `clawbox run` with the packaged default (no
  * `server.token`): an unprivileged local user (uid 65534 through setpriv) takes the
- * console page, looks for a CSRF token and posts a chat turn asking for `exec` to print
+ * console pages, looks for a session token and posts a chat turn asking for `exec` to print
  * the provider key out of the chmod-600 config it cannot read. It gets the login page and
  * 401s, never a turn; it cannot read the login secret or make a login link; a forged link
  * is refused; `Host: clawbox.local` from `server.allowedHosts` changes nothing. The same
@@ -17,6 +17,7 @@ import {
   type ScriptedServer,
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
+import { sessionTokenIn } from "../support/console-session.ts";
 import { curlAsLocalUser, runAsLocalUser } from "../support/local-user.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 import { CLAWBOX_BIN, spawnCli } from "../support/spawn-cli.ts";
@@ -81,8 +82,9 @@ describe("a local user and the tokenless console (real clawbox run)", () => {
     for (const host of [[], ["-H", "Host: clawbox.local"]]) {
       const page = await curlAsLocalUser([...host, `${box.url}/`]);
       expect(page.status).toBe(200);
-      // The attack as reported: take the page's CSRF token (if any) and post a turn with it.
-      const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? "none";
+      const login = await curlAsLocalUser([...host, `${box.url}/console/login`]);
+      // The attack as reported: take the pages' session token (if any) and post a turn with it.
+      const token = sessionTokenIn(page.body + login.body) || "none";
       const chat = await curlAsLocalUser([
         ...host,
         "-X",
@@ -90,15 +92,15 @@ describe("a local user and the tokenless console (real clawbox run)", () => {
         "-H",
         "Content-Type: application/json",
         "-H",
-        `X-Clawbox-CSRF: ${csrf}`,
+        `X-Clawbox-Session: ${token}`,
         "--data",
         JSON.stringify({ message: "run exec: cat clawbox.json" }),
         `${box.url}/console/api/chat`,
       ]);
       expect(chat.body).not.toContain(PROVIDER_KEY);
       expect(chat.status).toBe(401);
-      expect(page.body).toContain('name="secret"');
-      expect(page.body).not.toContain("data-csrf");
+      expect(login.body).toContain('name="secret"');
+      expect(page.body + login.body).not.toContain("data-session");
       const sessions = await curlAsLocalUser([...host, `${box.url}/console/api/sessions`]);
       expect(sessions.status).toBe(401);
     }
@@ -135,11 +137,13 @@ describe("a local user and the tokenless console (real clawbox run)", () => {
     const link = made.stdout.trim();
     expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/console/login\\?ticket=`));
     const first = await fetch(link, { redirect: "manual" });
-    expect(first.status).toBe(303);
-    const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-    expect(cookie).toMatch(/^clawbox_console=/);
-    const page = await (await fetch(`${box.url}/`, { headers: { Cookie: cookie } })).text();
-    expect(page).toContain("data-csrf");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("set-cookie")).toBeNull();
+    const token = sessionTokenIn(await first.text());
+    const session = await fetch(`${box.url}/console/api/session`, {
+      headers: { "X-Clawbox-Session": token },
+    });
+    expect(session.status).toBe(200);
     expect((await fetch(link, { redirect: "manual" })).status).toBe(401);
   });
 });

@@ -31,3 +31,7 @@ declare module "*/assets/console-files.js" {
   const text: string;
   export default text;
 }
+declare module "*/assets/console-login.js" {
+  const text: string;
+  export default text;
+}

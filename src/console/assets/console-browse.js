@@ -60,9 +60,15 @@ async function transcriptPage(id) {
       h(
         "a",
         {
-          href: `/console/api/sessions/${encodeURIComponent(t.sessionId)}/export`,
-          download: `${t.sessionId}.jsonl`,
+          href: `#sessions/${encodeURIComponent(t.sessionId)}`,
           id: "export-jsonl",
+          onclick: (ev) => {
+            ev.preventDefault();
+            void download(
+              `sessions/${encodeURIComponent(t.sessionId)}/export`,
+              `${t.sessionId}.jsonl`,
+            ).catch((error) => main.append(errorBox(error)));
+          },
         },
         "Export JSONL",
       ),

@@ -4,7 +4,10 @@
 // script (src/console/console-assets.ts), embedded in the program and served gzipped.
 // See docs/CONSOLE.md.
 
-let CSRF = document.body.dataset.csrf || "";
+// The session token the login page kept in this origin's storage (console-login.js).
+// Read on every request, so a login in another tab is used at once.
+const SESSION_KEY = "clawbox.console.session";
+const sessionToken = () => localStorage.getItem(SESSION_KEY) || "";
 const main = document.getElementById("main");
 
 function h(tag, attrs, ...children) {
@@ -25,39 +28,39 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+/** Back to the login page, forgetting `token` unless another tab has logged in since. */
+function toLogin(token) {
+  if (sessionToken() === token) localStorage.removeItem(SESSION_KEY);
+  location.replace("/console/login");
+}
+
 /**
- * fetch() for the console API with the session's CSRF header on state-changing requests.
- * A 401 (logged out, or the service restarted) goes back to the login page. A 403 for the
- * CSRF header means this tab holds an old token (the user logged in again in another
- * tab): the current one is fetched once and the request retried.
+ * fetch() for the console API with the session's token in the X-Clawbox-Session header
+ * (the only thing that makes a request the owner's; there is no cookie). A 401 (logged
+ * out, expired, or the service restarted) goes to the login page.
  */
-async function apiFetch(path, init, retried) {
+async function apiFetch(path, init) {
   const opts = init || {};
-  const headers = { ...(opts.headers || {}) };
-  if (opts.method && opts.method !== "GET") headers["X-Clawbox-CSRF"] = CSRF;
-  const res = await fetch(`/console/api/${path}`, { ...opts, headers, credentials: "same-origin" });
+  const token = sessionToken();
+  const headers = { ...(opts.headers || {}), "X-Clawbox-Session": token };
+  const res = await fetch(`/console/api/${path}`, { ...opts, headers, credentials: "omit" });
   if (res.status === 401) {
-    location.reload();
+    toLogin(token);
     throw new Error("Logged out (the box restarted or the session ended): log in again.");
   }
-  if (res.status === 403 && !retried && headers["X-Clawbox-CSRF"] !== undefined) {
-    const data = await res
-      .clone()
-      .json()
-      .catch(() => ({}));
-    if (data.error?.code === "FORBIDDEN") {
-      const fresh = await fetch("/console/api/session", { credentials: "same-origin" });
-      if (fresh.status === 401) {
-        location.reload();
-        throw new Error("Logged out: log in again.");
-      }
-      if (fresh.ok) {
-        CSRF = (await fresh.json()).csrf || CSRF;
-        return apiFetch(path, init, true);
-      }
-    }
-  }
   return res;
+}
+
+/** Downloads an API answer as a file (a plain link could not carry the header). */
+async function download(path, name) {
+  const res = await apiFetch(path);
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const url = URL.createObjectURL(await res.blob());
+  const link = h("a", { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 async function api(path, options) {

@@ -92,9 +92,19 @@ async function route() {
 
 const logout = document.getElementById("logout");
 if (logout)
-  logout.addEventListener(
-    "click",
-    () => void api("logout", { body: {} }).finally(() => location.reload()),
-  );
-window.addEventListener("hashchange", () => void route());
-void route();
+  logout.addEventListener("click", () => {
+    const token = sessionToken();
+    void api("logout", { body: {} })
+      .catch(() => {})
+      .finally(() => toLogin(token));
+  });
+
+/** Starts the console once the session is known to be good; else the login page. */
+async function start() {
+  if (!sessionToken()) return toLogin("");
+  const session = await api("session");
+  document.getElementById("version").textContent = ` ${session.version}`;
+  window.addEventListener("hashchange", () => void route());
+  await route();
+}
+void start().catch((error) => main.replaceChildren(errorBox(error)));
