@@ -3,7 +3,7 @@
  * adds the person a code was issued to (and no one else) to `agent.owners` in the config
  * file, applies it at once and tells them on their platform; Deny drops the request;
  * Remove takes an owner off the list (never the last). Only a logged-in console session
- * with its CSRF token reaches these routes; wrong codes count toward the approval lock
+ * (its X-Clawbox-Session header) reaches these routes; wrong codes count toward the approval lock
  * shared with `clawbox pairing approve` (429 while it lasts).
  */
 import type { Context, Hono } from "hono";

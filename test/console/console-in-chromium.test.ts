@@ -395,7 +395,13 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     expect(text).toContain("// no file yet");
     expect(JSON5.parse(text).models.providers.local.path).toBe(installed);
     await page.locator('tr[data-model="tiny-chat"] button.use').waitFor();
-    const state = await page.evaluate(async () => (await fetch("/console/api/models")).json());
+    const state = await page.evaluate(async () =>
+      (
+        await fetch("/console/api/models", {
+          headers: { "X-Clawbox-Session": localStorage.getItem("clawbox.console.session") ?? "" },
+        })
+      ).json(),
+    );
     expect(state).toMatchObject({ localPath: installed, primary: "cloud" });
   });
 
@@ -420,7 +426,13 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     const deadline = Date.now() + 15_000;
     let primary = "";
     while (Date.now() < deadline) {
-      const state = await page.evaluate(async () => (await fetch("/console/api/models")).json());
+      const state = await page.evaluate(async () =>
+        (
+          await fetch("/console/api/models", {
+            headers: { "X-Clawbox-Session": localStorage.getItem("clawbox.console.session") ?? "" },
+          })
+        ).json(),
+      );
       primary = (state as { primary: string }).primary;
       if (primary === "local") break;
       await Bun.sleep(200);

@@ -159,7 +159,13 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
       clientSecret: qq.clientSecret,
       apiBase: qq.url,
     });
-    const api = await page.evaluate(async () => (await fetch("/console/api/channels")).text());
+    const api = await page.evaluate(async () =>
+      (
+        await fetch("/console/api/channels", {
+          headers: { "X-Clawbox-Session": localStorage.getItem("clawbox.console.session") ?? "" },
+        })
+      ).text(),
+    );
     expect(api).not.toContain(qq.clientSecret);
     expect(await page.content()).not.toContain(qq.clientSecret);
     await expect(
