@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { cloudOnlyConfig } from "../support/openai-provider-fixture.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -113,21 +114,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       model = await startFakeOpenAI();
       writeFileSync(
         join(home, "clawbox.json"),
-        JSON.stringify({
-          server: { token: TOKEN },
-          memory: { enabled: false },
-          models: {
-            primary: "cloud",
-            providers: {
-              cloud: {
-                kind: "openai",
-                baseUrl: model.url,
-                model: "fake",
-                authProfiles: [{ id: "k", apiKey: "sk-test-not-secret-2" }],
-              },
-            },
-          },
-        }),
+        JSON.stringify(cloudOnlyConfig(model.url, { server: { token: TOKEN } })),
       );
       mkdirSync(join(home, "workspace"), { recursive: true });
       writeFileSync(join(home, "workspace", "USER.md"), `# User\n\n${PRIVATE}\n`);
