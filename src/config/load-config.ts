@@ -33,22 +33,18 @@ export function formatIssue(issue: ConfigIssue): string {
   return `${where}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ""}`;
 }
 
-function hintFor(issue: z.core.$ZodIssue): string {
+/**
+ * What to do, when the message (plain words from src/schema) does not already say it:
+ * "must be a number" needs no "(set it to a number)" after it.
+ */
+function hintFor(issue: z.core.$ZodIssue): string | undefined {
   switch (issue.code) {
-    case "invalid_type":
-      return `set it to a ${issue.expected}`;
-    case "too_small":
-      return `use a value of at least ${String(issue.minimum)}`;
-    case "too_big":
-      return `use a value of at most ${String(issue.maximum)}`;
-    case "invalid_value":
-      return `use one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_union":
       return "check the allowed shapes in the README's configuration section";
-    case "invalid_format":
-      return `use a valid ${issue.format}`;
-    default:
+    case "custom":
       return "see the README's configuration section";
+    default:
+      return undefined;
   }
 }
 
@@ -65,12 +61,15 @@ export function validateConfig(
   }));
   const result = configSchema.safeParse(raw);
   if (result.success) return { config: result.data, errors: [], warnings };
-  const errors = result.error.issues.map((issue) => ({
-    file,
-    path: issue.path.map(String).join("."),
-    message: issue.message,
-    hint: hintFor(issue),
-  }));
+  const errors = result.error.issues.map((issue): ConfigIssue => {
+    const hint = hintFor(issue);
+    return {
+      file,
+      path: issue.path.map(String).join("."),
+      message: issue.message,
+      ...(hint ? { hint } : {}),
+    };
+  });
   return { errors, warnings };
 }
 

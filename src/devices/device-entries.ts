@@ -39,7 +39,7 @@ export interface SshHost {
 export interface Devices {
   cameras: Camera[];
   sshHosts: SshHost[];
-  /** Entries that were left out, with why ("TOOLS.md:12: ..."). */
+  /** Entries that were left out, with why ("TOOLS.md line 12: camera porch: ..."). */
   issues: string[];
 }
 

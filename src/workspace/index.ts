@@ -35,6 +35,7 @@ export { parseSkillFrontMatter, type SkillFrontMatter } from "./skill-front-matt
 export {
   type CameraEntry,
   cameraEntrySchema,
+  maskToolsMdSecrets,
   parseToolsMd,
   type SshHostEntry,
   sshHostEntrySchema,

@@ -9,6 +9,7 @@ import { realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { BOOTSTRAP_FILE_ALIASES, type BootstrapFileName } from "./bootstrap-files.ts";
 import type { FileCache } from "./file-cache.ts";
+import { maskToolsMdSecrets } from "./tools-md.ts";
 import { truncateBootstrap } from "./truncate-bootstrap.ts";
 
 export interface RawBootstrapFile {
@@ -59,7 +60,11 @@ export function readBootstrapFiles(
       const outside = outsideWorkspace(path, realRoot);
       if (outside) return { name, path, text: undefined, missing: true, error: outside };
       const read = cache.read(path);
-      if (read.ok) return { name, path, text: read.text, missing: false };
+      if (read.ok) {
+        // A password written into TOOLS.md never reaches the model (the parser flags it).
+        const text = name === "TOOLS.md" ? maskToolsMdSecrets(read.text) : read.text;
+        return { name, path, text, missing: false };
+      }
       if (read.reason !== "missing")
         last = { name, path, text: undefined, missing: true, error: read.error ?? read.reason };
     }

@@ -3,11 +3,18 @@
  * runtime turns into camera_snapshot and ssh_exec tools. Format (documented in the
  * default TOOLS.md): one "- name: <id>" list item per device with indented
  * "key: value" lines; HTML comments are ignored. Bad entries are reported with their
- * line number, never thrown, so one typo does not take the other devices down.
+ * line number in plain words ("TOOLS.md line 12: camera porch: host is missing"), never
+ * thrown, so one typo does not take the other devices down. An unknown key is named
+ * (a misspelled `pasword_env` would otherwise be dropped silently), and a literal
+ * secret (`password: …`, `token: …`) refuses its entry: the file is in the model's
+ * prompt every turn, so secrets are named by environment variable (`password_env`).
+ * `maskToolsMdSecrets` keeps such a value out of the prompt text as well.
  */
 import { z } from "../schema/index.ts";
 
-const nameField = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, "letters, digits, - and _ only"));
+const nameField = z
+  .string()
+  .check(z.regex(/^[A-Za-z0-9_-]+$/, "must use only letters, digits, - and _"));
 
 const envName = z
   .string()
@@ -63,6 +70,35 @@ export interface ToolsMd {
 
 type Section = "cameras" | "ssh" | null;
 
+const KNOWN_KEYS: Record<"cameras" | "ssh", readonly string[]> = {
+  cameras: [
+    "name",
+    "source",
+    "url",
+    "device",
+    "description",
+    "username",
+    "password_env",
+    "token_env",
+  ],
+  ssh: ["name", "host", "user", "port", "description", "key_file"],
+};
+
+const WHAT: Record<"cameras" | "ssh", string> = { cameras: "camera", ssh: "ssh host" };
+
+/** A key that holds a secret itself, not the name of a variable holding it. */
+const SECRET_KEY =
+  /^(?:[a-z0-9]+_)*(?:pass|password|passwd|passphrase|pw|pwd|secret|token|api_?key|apikey|private_?key|credentials?|auth)$/i;
+
+function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+function envFormOf(key: string, section: "cameras" | "ssh"): string {
+  if (section === "ssh") return "key_file: <a key under <home>/ssh/>";
+  return /token|api_?key|auth/i.test(key) ? "token_env: NAME" : "password_env: NAME";
+}
+
 function sectionOf(heading: string): Section {
   const h = heading.toLowerCase();
   if (h.includes("camera")) return "cameras";
@@ -73,31 +109,89 @@ function sectionOf(heading: string): Section {
 const camelKey = (key: string): string =>
   key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
+const snakeKey = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** Blanks out HTML comments but keeps line numbers. */
 function stripComments(text: string): string {
   return text.replace(/<!--[\s\S]*?(-->|$)/g, (m) => m.replace(/[^\n]/g, ""));
+}
+
+interface Pending {
+  section: "cameras" | "ssh";
+  line: number;
+  fields: Record<string, string>;
+  refused: boolean;
+}
+
+const KEY_VALUE = /^(\s*(?:[-*]\s+)?)([A-Za-z_][A-Za-z0-9_]*)(\s*:\s*)(\S.*)$/;
+const HIDDEN = "[not shown: a secret written into TOOLS.md; name an environment variable instead]";
+let lastMasked: { text: string; masked: string } | undefined;
+
+/**
+ * TOOLS.md as the prompt may carry it: the value of any `password:`, `token:`,
+ * `secret:`-like line is replaced by a note. The last result is kept, so an unchanged
+ * file costs nothing per turn.
+ */
+export function maskToolsMdSecrets(text: string): string {
+  if (lastMasked?.text === text) return lastMasked.masked;
+  const masked = text
+    .split("\n")
+    .map((line) => {
+      const m = KEY_VALUE.exec(line);
+      return m && isSecretKey(m[2] ?? "") ? `${m[1]}${m[2]}${m[3]}${HIDDEN}` : line;
+    })
+    .join("\n");
+  lastMasked = { text, masked };
+  return masked;
 }
 
 export function parseToolsMd(text: string): ToolsMd {
   const out: ToolsMd = { cameras: [], sshHosts: [], issues: [] };
   const lines = stripComments(text).split("\n");
   let section: Section = null;
-  let current: { fields: Record<string, string>; line: number; section: Section } | null = null;
+  let current: Pending | null = null;
+  const issue = (line: number, message: string) =>
+    out.issues.push({ line, message: `TOOLS.md line ${line}: ${message}` });
+  const label = (entry: Pending) => {
+    const name = entry.fields.name;
+    if (!name) return `${WHAT[entry.section]} entry`;
+    return `${WHAT[entry.section]} ${/^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name)}`;
+  };
+  const addKey = (entry: Pending, key: string, value: string, lineNo: number) => {
+    if (isSecretKey(key)) {
+      entry.refused = true;
+      issue(
+        lineNo,
+        `${label(entry)}: "${key}" is a secret written into the file, which the model reads every turn; the entry is left out. Put the secret in an environment variable of the service and write ${envFormOf(key, entry.section)} instead (see docs/TOOLS.md)`,
+      );
+      return;
+    }
+    if (!KNOWN_KEYS[entry.section].includes(key)) {
+      issue(
+        lineNo,
+        `${label(entry)}: unknown key "${key}", ignored (known keys: ${KNOWN_KEYS[entry.section].join(", ")})`,
+      );
+      return;
+    }
+    entry.fields[camelKey(key)] = value;
+  };
   const flush = () => {
-    if (!current) return;
-    const schema = current.section === "cameras" ? cameraEntrySchema : sshHostEntrySchema;
-    const parsed = schema.safeParse(current.fields);
+    const entry = current;
+    current = null;
+    if (!entry || entry.refused) return;
+    const schema = entry.section === "cameras" ? cameraEntrySchema : sshHostEntrySchema;
+    const parsed = schema.safeParse(entry.fields);
     if (!parsed.success) {
-      const why = parsed.error.issues
-        .map((i) => `${i.path.join(".") || "entry"}: ${i.message}`)
-        .join("; ");
-      out.issues.push({ line: current.line, message: `TOOLS.md:${current.line}: ${why}` });
-    } else if (current.section === "cameras") {
+      const why = parsed.error.issues.map((i) => {
+        const key = i.path.length > 0 ? snakeKey(i.path.map(String).join(".")) : "";
+        return key ? `${key} ${i.message}` : i.message;
+      });
+      issue(entry.line, `${label(entry)}: ${why.join("; ")}`);
+    } else if (entry.section === "cameras") {
       out.cameras.push(parsed.data as CameraEntry);
     } else {
       out.sshHosts.push(parsed.data as SshHostEntry);
     }
-    current = null;
   };
   lines.forEach((raw, index) => {
     const lineNo = index + 1;
@@ -108,25 +202,20 @@ export function parseToolsMd(text: string): ToolsMd {
       return;
     }
     if (!section) return;
-    const item = /^[-*]\s+([A-Za-z_]+)\s*:\s*(.*)$/.exec(raw);
+    const item = /^[-*]\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$/.exec(raw);
     if (item) {
       flush();
-      current = {
-        fields: { [camelKey(item[1] ?? "")]: (item[2] ?? "").trim() },
-        line: lineNo,
-        section,
-      };
+      const entry: Pending = { section, line: lineNo, fields: {}, refused: false };
+      current = entry;
       if (item[1] !== "name") {
-        out.issues.push({
-          line: lineNo,
-          message: `TOOLS.md:${lineNo}: an entry must start with "- name: <id>"`,
-        });
+        issue(lineNo, `an entry must start with "- name: <id>"`);
       }
+      addKey(entry, item[1] ?? "", (item[2] ?? "").trim(), lineNo);
       return;
     }
-    const field = /^\s+([A-Za-z_]+)\s*:\s*(.*)$/.exec(raw);
+    const field = /^\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$/.exec(raw);
     if (field && current) {
-      current.fields[camelKey(field[1] ?? "")] = (field[2] ?? "").trim();
+      addKey(current, field[1] ?? "", (field[2] ?? "").trim(), lineNo);
       return;
     }
     if (raw.trim() === "") return;

@@ -19,9 +19,7 @@ describe("clawbox config check", () => {
     const run = await runCli(["--home", home, "config", "check"]);
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split("\n");
-    expect(lines).toContain(
-      `${file}: server.port: Invalid input: expected number, received string (set it to a number)`,
-    );
+    expect(lines).toContain(`${file}: server.port: must be a number, not a string`);
     expect(lines).toContain(
       `${file}: agent.maxConcurent: unknown key, ignored (remove it or check its spelling)`,
     );
@@ -38,8 +36,8 @@ describe("clawbox config check", () => {
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split("\n");
     expect(lines).toEqual([
-      `${file}: server.port: Invalid input: expected number, received string (set it to a number)`,
-      `${file}: agent.maxConcurrent: Invalid input: expected number, received string (set it to a number)`,
+      `${file}: server.port: must be a number, not a string`,
+      `${file}: agent.maxConcurrent: must be a number, not a string`,
       `${file}: models.primary: "qwen" is not in models.providers (use one of "local", or add a provider with that id)`,
       `${file}: server.token: required when server.host is 0.0.0.0 (set a token of at least 16 characters, or bind to 127.0.0.1)`,
     ]);

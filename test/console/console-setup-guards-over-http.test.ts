@@ -235,7 +235,10 @@ describe("the Workspace page's API", () => {
     };
     expect(check.devices.map((d) => d.name)).toEqual(["yard"]);
     expect(check.problems).toEqual([
-      { line: 5, message: "TOOLS.md:5: url: must be an http(s):// or rtsp:// URL" },
+      {
+        line: 5,
+        message: "TOOLS.md line 5: camera porch: url must be an http(s):// or rtsp:// URL",
+      },
     ]);
   });
 });

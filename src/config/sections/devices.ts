@@ -6,7 +6,9 @@
  */
 import { z } from "../../schema/index.ts";
 
-const envName = z.string().check(z.regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name"));
+const envName = z
+  .string()
+  .check(z.regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name, like CAM_PASSWORD"));
 const nonEmpty = z.string().check(z.minLength(1));
 const enabledByDefault = z._default(z.boolean(), true);
 
@@ -15,7 +17,7 @@ export const cameraConfig = z.object({
   /** Default: from the URL scheme (http/https, rtsp) or `device` (v4l2). */
   source: z.optional(z.enum(["http", "rtsp", "v4l2", "rpicam"])),
   url: z.optional(
-    z.string().check(z.regex(/^(https?|rtsps?):\/\/\S+$/, "an http(s):// or rtsp:// URL")),
+    z.string().check(z.regex(/^(https?|rtsps?):\/\/\S+$/, "must be an http(s):// or rtsp:// URL")),
   ),
   /** V4L2 device for USB cameras, e.g. /dev/video0. */
   device: z.optional(z.string().check(z.startsWith("/dev/"))),

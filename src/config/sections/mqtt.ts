@@ -8,13 +8,18 @@ import { z } from "../../schema/index.ts";
 
 const nonEmpty = z.string().check(z.minLength(1));
 /** Topic segments Home Assistant accepts in discovery ids. */
-const topicId = z.string().check(z.regex(/^[a-zA-Z0-9_-]+$/, "use only letters, digits, _ and -"));
+const topicId = z
+  .string()
+  .check(z.regex(/^[a-zA-Z0-9_-]+$/, "must use only letters, digits, _ and -"));
 /** A topic prefix without wildcards, leading or trailing slash. */
 const topicPrefix = z
   .string()
   .check(
     z.minLength(1),
-    z.regex(/^[^#+/](?:[^#+]*[^#+/])?$/, "no wildcards (+ #) and no leading or trailing /"),
+    z.regex(
+      /^[^#+/](?:[^#+]*[^#+/])?$/,
+      "must have no wildcards (+ #) and no leading or trailing /",
+    ),
   );
 
 /** Broker URL: mqtt://host:1883 or mqtts://host:8883 (TLS; see `ca`). */
@@ -23,7 +28,7 @@ const brokerUrl = z
   .check(
     z.regex(
       /^(mqtt|mqtts|tcp|ssl):\/\/[^\s/]+\/?$/,
-      "expected mqtt://host:port or mqtts://host:port",
+      "must be mqtt://host:port or mqtts://host:port",
     ),
   );
 

@@ -11,16 +11,18 @@ const duration = z
   .check(
     z.regex(
       /^\s*\d+(\.\d+)?\s*(ms|s|sec|m|min|h|hr|d)?\s*$/i,
-      'a duration like "30m", "1h", "90s" or "2d"',
+      'must be a duration like "30m", "1h", "90s" or "2d"',
     ),
   );
 
-const clock = z.string().check(z.regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'a time of day like "08:00"'));
+const clock = z
+  .string()
+  .check(z.regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'must be a time of day like "08:00"'));
 
 /** `channel:direct|group:PEER`, e.g. "qq:direct:OPENID". */
 export const deliveryTarget = z
   .string()
-  .check(z.regex(/^[a-z0-9_-]+:(direct|group):\S+$/, 'a target like "qq:direct:OPENID"'));
+  .check(z.regex(/^[a-z0-9_-]+:(direct|group):\S+$/, 'must be a target like "qq:direct:OPENID"'));
 
 const enabledByDefault = z._default(z.boolean(), true);
 
