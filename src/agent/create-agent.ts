@@ -26,6 +26,7 @@ import {
   applyToolPolicy,
   createBaseTools,
   orderByPriority,
+  ownerPowers,
   toolDefinitions,
 } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
@@ -282,7 +283,11 @@ export function createAgent(deps: AgentDeps): Agent {
     session: SessionRow,
     signal: AbortSignal,
   ): Promise<ChatResult> {
-    const owner = ownerOf(request);
+    // In a group chat the owner's turn has what the group's strangers have (tool-policy.ts).
+    const owner = ownerPowers(
+      { isOwner: ownerOf(request), chatType: request.chatType },
+      config.tools,
+    );
     const tools = request.onlyTools ?? allTools();
     const policyFor = (provider: Provider) => offeredTools(tools, request, provider);
     let contextEngine: ContextEngine;

@@ -11,7 +11,7 @@ import type { ClawboxConfig } from "../config/index.ts";
 import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { formatConversation, type SessionResolver, senderAddress } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
-import { isOwner } from "../tools/index.ts";
+import { isOwner, ownerPowers } from "../tools/index.ts";
 import { type AccessPolicy, decideAccess } from "./access.ts";
 import { type AttachmentOptions, prepareAttachments } from "./attachments.ts";
 import type { ChannelAdapter, ChannelCapabilities, InboundMessage } from "./channel.ts";
@@ -209,7 +209,10 @@ export class Dispatcher {
       const shaped = result.silent ? [] : shapeReply(text, capabilities);
       const { parts, refused } = guardReplyAttachments(shaped, capabilities.imageTag, {
         workspace: this.deps.workspace,
-        isOwner: isOwner(this.deps.config, request.senderId),
+        isOwner: ownerPowers(
+          { isOwner: isOwner(this.deps.config, request.senderId), chatType: request.chatType },
+          this.deps.config.tools,
+        ),
       });
       if (refused.length > 0)
         log.warn("reply images refused for this sender", { count: refused.length });

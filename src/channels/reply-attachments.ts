@@ -4,11 +4,29 @@
  * file tools (tools/owner-files.ts): a stranger's reply never carries private memory,
  * the camera's pictures (media/), skills or a hard-linked file, whatever the model was
  * talked into writing. A refused image is replaced by a short note, so the reply still
- * goes out. URLs are left to the adapter (the platform fetches them, not the box).
+ * goes out. So is anything the channel could not send after all: another URL scheme
+ * (`file:///…`, `data:`), a file that is not there or not a regular file, or one outside
+ * the workspace (the owner may `read` the bundled skills, but a reply attaches only
+ * workspace files), so no image is dropped later without a word. http(s) URLs are left
+ * to the adapter (the platform fetches them, not the box).
  */
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { type FileRequester, resolveToolPath } from "../tools/index.ts";
 
 const isUrl = (source: string) => /^https?:\/\//i.test(source);
+/** `file://`, `ftp://`…: a URL the channels do not fetch (a `data:` URI names no file either). */
+const isOtherUrl = (source: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
+
+/** The file a local image source names, when the requester may send it; throws otherwise. */
+function sendableFile(requester: FileRequester, source: string): void {
+  if (isOtherUrl(source)) throw new Error("not a workspace path or an http(s) URL");
+  const path = realpathSync(resolveToolPath(requester, source, "read"));
+  const rel = relative(realpathSync(resolve(requester.workspace)), path);
+  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel))
+    throw new Error("outside the workspace");
+  if (!statSync(path).isFile()) throw new Error("not a file");
+}
 
 /** The source of a reply item that is exactly one `<tag>…</tag>`, else undefined. */
 export function imageSourceOf(item: string, tag: string): string | undefined {
@@ -32,7 +50,7 @@ export function guardReplyAttachments(
     const source = imageSourceOf(part, tag);
     if (source === undefined || isUrl(source)) return part;
     try {
-      resolveToolPath(requester, source, "read");
+      sendableFile(requester, source);
       return part;
     } catch {
       refused.push(source);

@@ -76,8 +76,11 @@ export interface FormatOptions {
   relativePaths?: boolean;
 }
 
-/** Absolute paths in a line of text (`/a/b/c`, up to a space, quote or bracket). */
-const ABSOLUTE_PATH = /(?<![\w.])\/[^\s"'()<>]+/g;
+/**
+ * Absolute paths in a line of text (`/a/b/c`, up to a space, quote or bracket; a `;`, `:`,
+ * `,` or `.` that ends it is the sentence's, not the path's).
+ */
+const ABSOLUTE_PATH = /(?<![\w.])\/[^\s"'()<>]*[^\s"'()<>;:,.]/g;
 
 /** Text as shown: unchanged, or (relative) the workspace as `.`, other absolute paths as `…/dir/file`. */
 function pathShower(workspace: string, relativePaths: boolean): (text: string) => string {
@@ -102,7 +105,7 @@ export function formatContextReport(
   const lines = [
     `Context (${report.modelKind} model ${report.model}, ${report.runKind}, prompt ${report.promptMode})`,
     `Session: ${report.sessionKey ?? "(none)"}${report.sessionId ? ` [${report.sessionId}]` : ""}`,
-    `Workspace: ${show(report.workspace.path)}${report.workspace.reachable ? "" : ` (unreachable: ${show(report.workspace.error ?? "?")})`}; bootstrap ${report.bootstrapStatus}`,
+    `Workspace: ${report.workspace.path}${report.workspace.reachable ? "" : ` (unreachable: ${report.workspace.error ?? "?"})`}; bootstrap ${report.bootstrapStatus}`,
     `System prompt: ${report.systemPrompt.chars} chars, boundary at ${report.systemPrompt.cacheBoundary}, prefix ${report.prefixHash}`,
     "",
     "Bootstrap files:            raw   injected  truncated  destination",
@@ -110,7 +113,7 @@ export function formatContextReport(
   for (const f of report.files) {
     const raw = f.error ? "refused" : f.missing ? "missing" : String(f.rawChars);
     lines.push(
-      `  ${f.name.padEnd(22)} ${raw.padStart(8)} ${String(f.injectedChars).padStart(10)}  ${yesNo(f.truncated).padEnd(9)}  ${f.destination}${f.error ? `  (${show(f.error)})` : ""}`,
+      `  ${f.name.padEnd(22)} ${raw.padStart(8)} ${String(f.injectedChars).padStart(10)}  ${yesNo(f.truncated).padEnd(9)}  ${f.destination}${f.error ? `  (${f.error})` : ""}`,
     );
   }
   lines.push(
@@ -126,7 +129,7 @@ export function formatContextReport(
     for (const s of report.systemPrompt.sections)
       lines.push(`  ${s.name.padEnd(14)} ${s.chars} chars`);
     lines.push("", "Skills listed:");
-    for (const s of report.skills.listed) lines.push(`  ${s.name} (${s.source}) ${show(s.path)}`);
+    for (const s of report.skills.listed) lines.push(`  ${s.name} (${s.source}) ${s.path}`);
     for (const s of report.skills.hidden)
       lines.push(`  hidden: ${s.name} (${s.source}): ${s.reason}`);
     lines.push("", "Tool schemas:");
@@ -143,5 +146,6 @@ export function formatContextReport(
         `Repair: moved ${r.moved}, orphans ${r.droppedOrphans}, duplicates ${r.droppedDuplicates}, synthesized ${r.synthesized}`,
       );
   }
-  return `${lines.join("\n")}\n`;
+  // Every line, so no field (a hidden skill's name is its path, an error quotes one) slips by.
+  return `${lines.map(show).join("\n")}\n`;
 }

@@ -11,6 +11,7 @@ export {
   applyToolPolicy,
   decideTool,
   isOwner,
+  ownerPowers,
   type PolicyDecision,
   type PolicyInput,
   type PolicyStage,

@@ -126,8 +126,27 @@ describe("the strangers stage", () => {
     // even a sender granted everything never gets an owner-only tool
     expect(names(config, { ...stranger, senderId: "qq:FRIEND" })).not.toContain("exec");
     expect(names(config, { ...stranger, senderId: "qq:FRIEND" })).toHaveLength(TOOLS.length - 1);
-    // owners are not affected by any strangers filter
-    expect(names(config, { ...stranger, isOwner: true })).toHaveLength(TOOLS.length);
+    // owners are not affected by any strangers filter in their direct chats
+    expect(
+      names(config, { ...stranger, chatType: "direct", groupId: undefined, isOwner: true }),
+    ).toHaveLength(TOOLS.length);
+  });
+
+  it("an owner's turn in a group chat gets that group's strangers filter, unless tools.ownerToolsInGroups", () => {
+    const config = {
+      tools: { byChannel: { "qq:group:G1": { strangers: { deny: ["group:fs"] } } } },
+    };
+    const ownerInGroup = { ...stranger, senderId: "qq:OWNER", isOwner: true };
+    expect(names({}, ownerInGroup)).toEqual(["read"]);
+    expect(names(config, ownerInGroup)).toEqual([
+      "session_status",
+      "memory_search",
+      "mcp__home__light_set",
+      "mcp__home__lock_door",
+    ]);
+    expect(names({ tools: { ...config.tools, ownerToolsInGroups: true } }, ownerInGroup)).toEqual(
+      TOOLS.map((t) => t.name),
+    );
   });
 });
 

@@ -5,7 +5,9 @@
  * removes a tool whatever any stage allows (deny wins). Owner-only tools never reach a
  * non-owner. The last stage applies to non-owners only: the most specific `strangers`
  * filter (sender, then group, then channel) or else `tools.strangers`, whose default
- * denies file writes, exec, session and memory tools (SPEC §9a).
+ * denies file writes, exec, session and memory tools (SPEC §9a). An owner's turn in a
+ * group chat is judged as a stranger's there (`ownerPowers`): everyone in the group
+ * writes into its context, so their words must not steer the owner's tools.
  * Patterns: exact names, `*` wildcards ("mcp__home__*"), and `group:<name>`.
  */
 import type { ClawboxConfig, ToolFilter, ToolProfile } from "../config/index.ts";
@@ -125,8 +127,22 @@ export function applyToolPolicy(
   config: ClawboxConfig,
   input: PolicyInput,
 ): AgentTool[] {
-  const stages = policyStages(config, input);
-  return tools.filter((tool) => decideTool(tool, stages, input.isOwner).allowed);
+  const owner = ownerPowers(input, config.tools);
+  const stages = policyStages(config, { ...input, isOwner: owner });
+  return tools.filter((tool) => decideTool(tool, stages, owner).allowed);
+}
+
+/**
+ * Whether a turn runs with the owner's tools and private files: an owner's turn, except
+ * in a group chat, whose context holds what everyone there said (a prompt injection from
+ * any member would otherwise steer `exec` and read `MEMORY.md`); there the owner gets
+ * what the group's strangers get, unless `tools.ownerToolsInGroups` opts in.
+ */
+export function ownerPowers(
+  turn: { isOwner: boolean; chatType: PolicyInput["chatType"] },
+  tools: Pick<ClawboxConfig["tools"], "ownerToolsInGroups">,
+): boolean {
+  return turn.isOwner && (turn.chatType !== "group" || tools.ownerToolsInGroups);
 }
 
 export function isOwner(config: ClawboxConfig, senderId: string | undefined): boolean {

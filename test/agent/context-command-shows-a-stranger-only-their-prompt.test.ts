@@ -3,7 +3,9 @@
  * sizes and destination `system` (they are never in a stranger's prompt) and absolute
  * workspace and skill paths. Now the report is of that stranger's prompt, with paths
  * relative to the workspace; the owner's report is unchanged. The real agent and context
- * engine over a seeded workspace and a skill outside it.
+ * engine over a seeded workspace and a skill outside it. A skill without front matter is
+ * reported hidden under its path: relative for a stranger too (a later attack found the
+ * absolute one there).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,11 +39,18 @@ describe("/context from a stranger", () => {
       join(skill, "SKILL.md"),
       "---\nname: weather\ndescription: Tell the weather.\n---\n\nUse the forecast.\n",
     );
+    // A skill without front matter is hidden, and its name in the report is its path.
+    mkdirSync(join(h.paths.workspace, "skills", "x"), { recursive: true });
+    writeFileSync(
+      join(h.paths.workspace, "skills", "x", "SKILL.md"),
+      "Just text, no front matter.\n",
+    );
 
     const owner = await h.agent.chat(ownerRequest("/context detail"));
     expect(owner.reply).toContain("USER.md");
     expect(owner.reply).toContain("MEMORY.md");
     expect(owner.reply).toContain(h.paths.workspace);
+    expect(owner.reply).toContain(`hidden: ${join(h.paths.workspace, "skills", "x", "SKILL.md")}`);
 
     for (const stranger of [
       { sessionKey: "agent:main:qq:direct:S1", chatType: "direct" as const },
@@ -60,6 +69,7 @@ describe("/context from a stranger", () => {
       expect(result.reply).not.toContain(h.paths.workspace);
       expect(result.reply).not.toMatch(ABSOLUTE);
       expect(result.reply).toContain("weather");
+      expect(result.reply).toContain("hidden: ./skills/x/SKILL.md (workspace): ");
     }
   });
 });

@@ -1,6 +1,10 @@
 /** The real channel service with the real QQ adapter against the fake QQ platform, in process. */
 import { type ChannelService, createChannelService } from "../../src/channels/index.ts";
-import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
+import {
+  createFakeProvider,
+  type FakeProvider,
+  type FakeScript,
+} from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
 import { FakeQqPlatform } from "../fakes/qq-platform.ts";
@@ -18,21 +22,32 @@ export async function startQqRig(
     qq?: Record<string, unknown>;
     heartbeatIntervalMs?: number;
     reply?: (text: string) => string;
+    /** The model's whole script (tool calls too); replaces `reply`. */
+    script?: FakeScript;
+    /** The fake model's window (default 8192: a small one drops low-priority tool schemas). */
+    contextWindow?: number;
+    /** Extra tools for the agent (memory tools need the harness's store and paths). */
+    tools?: Parameters<typeof createHarness>[0]["tools"];
     /** More config (e.g. `agent.owners`). */
     config?: Record<string, unknown>;
   } = {},
 ): Promise<QqRig> {
   const platform = new FakeQqPlatform({ heartbeatIntervalMs: options.heartbeatIntervalMs }).start();
   const fake = createFakeProvider({
-    script: (request) => {
-      const last = request.messages.at(-1);
-      const text = typeof last?.content === "string" ? last.content : JSON.stringify(last?.content);
-      return { text: options.reply ? options.reply(text) : "pong" };
-    },
+    ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+    script:
+      options.script ??
+      ((request) => {
+        const last = request.messages.at(-1);
+        const text =
+          typeof last?.content === "string" ? last.content : JSON.stringify(last?.content);
+        return { text: options.reply ? options.reply(text) : "pong" };
+      }),
   });
   const harness = createHarness({
     providers: { fake },
     engine: "real",
+    ...(options.tools ? { tools: options.tools } : {}),
     config: {
       ...options.config,
       channels: {

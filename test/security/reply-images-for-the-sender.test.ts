@@ -26,13 +26,15 @@ afterEach(async () => {
   rig = undefined;
 });
 
-async function ask(from: string): Promise<QqRig> {
+async function ask(from: string, reply: (workspace: string) => string = () => REPLY) {
+  let workspace = "";
   const r = await startQqRig({
-    reply: () => REPLY,
+    reply: () => reply(workspace),
     config: { agent: { owners: ["cli", "qq:OWNER"] } },
   });
   rig = r;
   const ws = r.harness.paths.workspace;
+  workspace = ws;
   for (const dir of ["memory", "media", "notes"]) mkdirSync(join(ws, dir), { recursive: true });
   writeFileSync(join(ws, "memory", "private-photo.png"), TINY_PNG);
   writeFileSync(join(ws, "media", "cam-porch.png"), TINY_PNG);
@@ -66,6 +68,23 @@ describe("reply images are judged for the sender of the turn", () => {
       expect(parts).toHaveLength(1);
       expect(parts[0]).toContain("memory/private-photo.png");
     }
+  });
+
+  it("refuses at the check what the channel could not send: a file:// URL, a missing file", async () => {
+    // Before: both passed the check, then the outbox failed (ENOENT) and dropped them silently.
+    const r = await ask(
+      "OWNER",
+      (ws) =>
+        `Here you go:\n<qqimg>file://${ws}/notes/copy.png</qqimg>\n<qqimg>notes/missing.png</qqimg>\n<qqimg>notes</qqimg>`,
+    );
+    expect(r.platform.uploads).toEqual([]);
+    expect(r.platform.sent.map((m) => String(m.body.content ?? "")).slice(1)).toEqual(
+      Array(3).fill("(an image was left out: that file is not shared in this chat)"),
+    );
+    const failed = r.harness.store.db
+      .query("SELECT COUNT(*) AS n FROM channel_outbox WHERE state = 'failed'")
+      .get() as { n: number };
+    expect(failed.n).toBe(0);
   });
 
   it("the owner's reply uploads them", async () => {

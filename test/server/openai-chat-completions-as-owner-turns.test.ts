@@ -177,6 +177,14 @@ describe("POST /v1/chat/completions", () => {
     await refused({ ...ask("hi"), user: "agent:main:cli:direct:owner" }, "user");
     await refused({ ...ask("hi"), user: "../etc" }, "user");
     await refused(ask("hi"), "X-Clawbox-Session", { "x-clawbox-session": "a b" });
+    // `curl -H 'X-Clawbox-Session: ké'` sends UTF-8 bytes, which HTTP reads as Latin-1.
+    const garbled = await complete(s.base, ask("hi"), {
+      "x-clawbox-session": Buffer.from("ké", "utf8").toString("latin1"),
+    });
+    expect(garbled.status).toBe(400);
+    const said = ((await garbled.json()) as { error: { message: string } }).error.message;
+    expect(said).toContain("the X-Clawbox-Session header must be ASCII");
+    expect(said).not.toContain("Ã");
     await refused({ ...ask("hi"), n: 2 }, "n");
     await refused(
       ask([{ type: "image_url", image_url: { url: "http://192.168.1.1/cam.jpg" } }]),

@@ -89,6 +89,13 @@ export const toolsSection = z._default(
     bySender: z._default(z.record(z.string(), scopedToolFilter), {}),
     /** The non-owner stage: applies to every sender not in `agent.owners`. */
     strangers: z._default(toolFilter, { deny: DEFAULT_STRANGER_DENY }),
+    /**
+     * An owner's turn in a group chat gets the tools the group's strangers get and none of
+     * the owner's private files, because everyone in the group writes into that turn's
+     * context (docs/SECURITY.md). `true` gives such turns the owner's tools and files:
+     * then anyone in the group can steer them with words.
+     */
+    ownerToolsInGroups: z._default(z.boolean(), false),
     /** Run a turn's tool calls in parallel or one after another. */
     execution: z._default(z.enum(["parallel", "sequential"]), "parallel"),
     exec: z._default(
@@ -125,6 +132,7 @@ export const toolsSection = z._default(
     byChannel: {},
     bySender: {},
     strangers: { deny: DEFAULT_STRANGER_DENY },
+    ownerToolsInGroups: false,
     execution: "parallel",
     exec: { timeoutMs: 30000, maxOutputChars: 20000, passEnv: [] },
     files: { maxFileBytes: 1024 * 1024, minFreeDiskBytes: 256 * 1024 * 1024 },

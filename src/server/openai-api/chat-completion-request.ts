@@ -105,6 +105,12 @@ function sessionOf(header: string | undefined, user: string | null | undefined) 
   const [name, where] =
     header !== undefined ? [header.trim(), "the X-Clawbox-Session header"] : [user, "user"];
   if (name === undefined || name === null || name === "") return { session: undefined };
+  // HTTP carries header bytes as Latin-1: a UTF-8 name arrives garbled ("kÃ©"), so say so, not that.
+  if (header !== undefined && !/^[\x20-\x7e]*$/.test(name)) {
+    return {
+      error: `${where} must be ASCII (letters, digits, . _ @ + -, at most 64, starting with a letter or digit); it names a session of the openai-api channel`,
+    };
+  }
   if (!isShortName(name) || /^\.+$/.test(name)) {
     return {
       error: `${where}: "${name.slice(0, 80)}" is not a session name (letters, digits, . _ @ + -, at most 64, starting with a letter or digit); it names a session of the openai-api channel`,
