@@ -114,7 +114,9 @@ describe("scheduled runs", () => {
     });
     harness = createHarness({
       providers: { fake },
-      config: { agent: { owners: ["cli", "qq:OWNER"] } },
+      // By default an owner's group turn is not even offered cron (docs/SECURITY.md); with
+      // the owner's tools in groups the cron tool itself still refuses a group session.
+      config: { agent: { owners: ["cli", "qq:OWNER"] }, tools: { ownerToolsInGroups: true } },
     });
     const h = harness;
     const scheduler = createScheduler({
