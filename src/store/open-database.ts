@@ -10,6 +10,11 @@ import { dirname } from "node:path";
 import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { applyMigrations } from "./apply-migrations.ts";
 import { damagedDatabaseError, emptyDatabaseError, isDatabaseDamage } from "./database-damage.ts";
+import {
+  checkDatabaseWritable,
+  isPermissionFailure,
+  unwritableDatabaseError,
+} from "./database-permission.ts";
 import { MIGRATIONS, type Migration } from "./migrations/index.ts";
 import { findSqliteVec, sqliteVecCandidates } from "./sqlite-vec-path.ts";
 
@@ -32,11 +37,17 @@ export interface OpenedDatabase {
 
 export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
   if (options.path !== ":memory:") {
-    mkdirSync(dirname(options.path), { recursive: true });
-    // SQLite would treat an emptied file as new and silently start over: refuse instead.
-    if (statSync(options.path, { throwIfNoEntry: false })?.size === 0) {
-      throw emptyDatabaseError(options.path);
+    try {
+      mkdirSync(dirname(options.path), { recursive: true });
+      // SQLite would treat an emptied file as new and silently start over: refuse instead.
+      if (statSync(options.path, { throwIfNoEntry: false })?.size === 0) {
+        throw emptyDatabaseError(options.path);
+      }
+    } catch (error) {
+      if (isPermissionFailure(error)) throw unwritableDatabaseError(options.path, error);
+      throw error;
     }
+    if (!options.readonly) checkDatabaseWritable(options.path);
   }
   let db: Database;
   try {
@@ -54,6 +65,7 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
     if (isDatabaseDamage(error)) {
       throw damagedDatabaseError(options.path, (error as Error).message, error);
     }
+    if (isPermissionFailure(error)) throw unwritableDatabaseError(options.path, error);
     throw error;
   }
 }
