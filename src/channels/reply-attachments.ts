@@ -18,14 +18,18 @@ const isUrl = (source: string) => /^https?:\/\//i.test(source);
 /** `file://`, `ftp://`…: a URL the channels do not fetch (a `data:` URI names no file either). */
 const isOtherUrl = (source: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
 
-/** The file a local image source names, when the requester may send it; throws otherwise. */
-function sendableFile(requester: FileRequester, source: string): void {
-  if (isOtherUrl(source)) throw new Error("not a workspace path or an http(s) URL");
-  const path = realpathSync(resolveToolPath(requester, source, "read"));
+/** Whether the requester may attach this local image source and the channel can send it. */
+function mayAttach(requester: FileRequester, source: string): boolean {
+  if (isOtherUrl(source)) return false;
+  let path: string;
+  try {
+    path = realpathSync(resolveToolPath(requester, source, "read"));
+  } catch {
+    return false;
+  }
   const rel = relative(realpathSync(resolve(requester.workspace)), path);
-  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel))
-    throw new Error("outside the workspace");
-  if (!statSync(path).isFile()) throw new Error("not a file");
+  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) return false;
+  return statSync(path).isFile();
 }
 
 /** The source of a reply item that is exactly one `<tag>…</tag>`, else undefined. */
@@ -48,14 +52,9 @@ export function guardReplyAttachments(
   const refused: string[] = [];
   const checked = parts.map((part) => {
     const source = imageSourceOf(part, tag);
-    if (source === undefined || isUrl(source)) return part;
-    try {
-      sendableFile(requester, source);
-      return part;
-    } catch {
-      refused.push(source);
-      return "(an image was left out: that file is not shared in this chat)";
-    }
+    if (source === undefined || isUrl(source) || mayAttach(requester, source)) return part;
+    refused.push(source);
+    return "(an image was left out: that file is not shared in this chat)";
   });
   return { parts: checked, refused };
 }
