@@ -1,8 +1,9 @@
 /**
  * `/pair` on a channel: what the bot answers, decided before any agent run (the model
  * never sees the message). A stranger in a direct chat gets a code bound to their own
- * `<channel>:<id>` (or the one they already have; nothing when they ask again within a
- * minute; "try later" when too many are waiting); an owner is told they already are one;
+ * `<channel>:<id>` (or the one they already have; asking again within a minute gets one
+ * "still pending" note without the code, then nothing; "try later" when too many are
+ * waiting); an owner is told they already are one;
  * in a group nobody gets a code, only the hint to ask in a direct chat. With
  * `dmPolicy: "pairing"` any direct message from a stranger is answered like `/pair`.
  * A sender the channel's allowlist shuts out gets no answer at all.
@@ -14,6 +15,7 @@ import {
   groupPairReply,
   ownerNotice,
   type PairingRequests,
+  pendingReply,
 } from "../pairing/index.ts";
 import type { AccessDecision } from "./access.ts";
 import type { InboundMessage } from "./channel.ts";
@@ -68,6 +70,8 @@ export function answerPairing(
     messageId: message.messageId,
   });
   switch (answer.kind) {
+    case "pending":
+      return { reply: pendingReply(answer.request), reason: "pairing: told the code is pending" };
     case "quiet":
       return { reply: undefined, reason: "pairing: asked again within a minute" };
     case "full":

@@ -22,6 +22,7 @@ export {
   codeReply,
   groupPairReply,
   ownerNotice,
+  pendingReply,
 } from "./pairing-messages.ts";
 export {
   DEFAULT_PAIRING_LIMITS,

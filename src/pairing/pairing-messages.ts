@@ -16,6 +16,15 @@ export function codeReply(request: PairingRequest, now = Date.now()): string {
   ].join("\n");
 }
 
+/** To someone who asks again while their code waits: no code (it was sent just before). */
+export function pendingReply(request: PairingRequest, now = Date.now()): string {
+  const left = minutes(request.expiresAt - now);
+  return [
+    `Your pairing code (sent above) is still waiting for the owner's approval; it expires in ${left} minutes.`,
+    `你的配对码（见上一条消息）仍在等待主人批准，${left} 分钟后过期。`,
+  ].join("\n");
+}
+
 export function busyReply(retryAfterMs: number): string {
   const wait = minutes(retryAfterMs);
   return [

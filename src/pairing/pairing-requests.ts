@@ -6,7 +6,8 @@
  * - a code expires (`ttlMs`, default 10 minutes) and is then gone;
  * - the pending set is bounded (`maxPending`, default 10): a flood of strangers finds it
  *   full and gets no code, so neither the table nor memory grows with them;
- * - the same person asking again within `resendMs` (1 minute) gets no answer at all;
+ * - the same person asking again within `resendMs` (1 minute) is told once that their
+ *   code is still pending (the code itself is not sent again), then gets no answer;
  * - the owner is told about new requests at most once per `noticeIntervalMs` (10
  *   minutes), with the number of requests waiting;
  * - failed approvals (a wrong or expired code) are counted: after `maxFailures` (5) within
@@ -74,7 +75,9 @@ export type PairAnswer =
       notifyOwner: boolean;
       waiting: number;
     }
-  /** The same person asked again too soon: say nothing. */
+  /** The same person asked again soon after getting their code: say it is still pending, once. */
+  | { kind: "pending"; request: PairingRequest }
+  /** The same person asked again too soon and was already told: say nothing. */
   | { kind: "quiet" }
   /** The pending set is full: no code; try again later. */
   | { kind: "full"; retryAfterMs: number };
@@ -89,6 +92,8 @@ interface Row {
   created_at: number;
   expires_at: number;
   replied_at: number;
+  /** When they were last told their code is still pending (0: never). */
+  noted_at: number;
 }
 
 const toRequest = (row: Row): PairingRequest => ({
@@ -125,7 +130,13 @@ export class PairingRequests {
         .query("SELECT * FROM pairing_requests WHERE owner_id = ?")
         .get(ask.ownerId) as Row | null;
       if (mine) {
-        if (now - mine.replied_at < this.limits.resendMs) return { kind: "quiet" };
+        if (now - mine.replied_at < this.limits.resendMs) {
+          if (mine.noted_at >= mine.replied_at) return { kind: "quiet" };
+          this.db
+            .query("UPDATE pairing_requests SET noted_at = ? WHERE code = ?")
+            .run(now, mine.code);
+          return { kind: "pending", request: toRequest(mine) };
+        }
         this.db
           .query("UPDATE pairing_requests SET replied_at = ?, message_id = ? WHERE code = ?")
           .run(now, ask.messageId, mine.code);
@@ -152,6 +163,7 @@ export class PairingRequests {
         created_at: now,
         expires_at: now + this.limits.ttlMs,
         replied_at: now,
+        noted_at: 0,
       };
       this.db
         .query(

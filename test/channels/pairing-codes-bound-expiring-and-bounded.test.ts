@@ -3,7 +3,8 @@
  * moves: `/pair` in a direct chat gives a code bound to the sender; it expires; a denial
  * drops it silently; an approval adds exactly that sender to `agent.owners` in the config
  * file (comments kept) and tells them as a reply to their `/pair`; a group never pairs;
- * the same sender asking again is quiet for a minute; wrong codes lock approvals; and a
+ * the same sender asking again within a minute is told once the code is pending, then
+ * nothing; wrong codes lock approvals; and a
  * flood of 1,000 strangers leaves a bounded pending set and at most one owner notice per
  * interval. The dmPolicy modes decide who gets a code.
  */
@@ -202,16 +203,27 @@ describe("pairing over a channel", () => {
     expect(requests.list()).toEqual([]);
   });
 
-  it("stays quiet when the same sender asks again within a minute, then resends the same code", () => {
+  it("tells the same sender asking again within a minute once that the code is pending, then stays quiet, then resends the same code", () => {
     const d = dispatcher();
     d.receive(direct("STRANGER_A", "/pair"));
+    d.receive(direct("STRANGER_B", "/pair"));
     const code = codeIn(repliesTo("STRANGER_A")[0]?.text ?? "");
-    expect(d.receive(direct("STRANGER_A", "/pair"))).toBe("denied");
-    expect(repliesTo("STRANGER_A")).toHaveLength(1);
+    const all = () =>
+      store.db.query("SELECT COUNT(*) AS n FROM channel_outbox").get() as { n: number };
+    const sentBefore = all().n;
+    // Before: no reply at all, as if the bot were broken.
+    expect(d.receive(direct("STRANGER_A", "/pair"))).toBe("answered");
+    const note = repliesTo("STRANGER_A")[1]?.text ?? "";
+    expect(note).toContain("still waiting for the owner's approval");
+    expect(note).not.toContain(code);
+    expect(all().n).toBe(sentBefore + 1); // to that sender only
+    // Rate-limited: more asking within the minute gets nothing.
+    for (let i = 0; i < 5; i++) expect(d.receive(direct("STRANGER_A", "/pair"))).toBe("denied");
+    expect(repliesTo("STRANGER_A")).toHaveLength(2);
     clock += 61_000;
     expect(d.receive(direct("STRANGER_A", "/pair"))).toBe("answered");
-    expect(codeIn(repliesTo("STRANGER_A")[1]?.text ?? "")).toBe(code);
-    expect(requests.list()).toHaveLength(1);
+    expect(codeIn(repliesTo("STRANGER_A")[2]?.text ?? "")).toBe(code);
+    expect(requests.list()).toHaveLength(2);
   });
 
   it("locks approvals after 5 wrong codes, even for the right one, until the window passes", async () => {

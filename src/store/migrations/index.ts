@@ -6,6 +6,7 @@ import { memoryIndex } from "./0300-memory-index.ts";
 import { memoryKeywordWords } from "./0301-memory-keyword-words.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
 import { pairing } from "./0410-pairing.ts";
+import { pairingPendingNote } from "./0411-pairing-pending-note.ts";
 import { scheduler } from "./0430-scheduler.ts";
 import { mqttOutgoing } from "./0440-mqtt-outgoing.ts";
 import type { Migration } from "./migration.ts";
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   memoryKeywordWords,
   channelsInboxOutbox,
   pairing,
+  pairingPendingNote,
   scheduler,
   mqttOutgoing,
 ];
