@@ -9,13 +9,15 @@
  * its page also tries the console from the browser (its storage, a credentialed fetch)
  * and reports back. Then everything it got is replayed against the console API the way
  * the attacker would with curl: reading `USER.md`, asking for the session, running a
- * chat turn. Every replay must get 401 and the model must never be called.
+ * chat turn. Every replay must get 401 and the model must never be called. Then the
+ * owner logs out from the page (the token is forgotten and refused), and a tab holding an
+ * ended session's token lands on the login form.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { cloudOnlyConfig } from "../support/openai-provider-fixture.ts";
@@ -108,6 +110,8 @@ describe.skipIf(!HAVE_CHROMIUM)(
     let box: RunningService;
     let browser: Browser;
     let thief: Awaited<ReturnType<typeof startThief>>;
+    let page: Page;
+    let token: string | null;
 
     beforeAll(async () => {
       home = mkdtempSync(join(tmpdir(), "clawbox-console-port-"));
@@ -136,14 +140,14 @@ describe.skipIf(!HAVE_CHROMIUM)(
     });
 
     it("gives the thief's server nothing that reads USER.md or runs a turn", async () => {
-      const page = await (await browser.newContext()).newPage();
+      page = await (await browser.newContext()).newPage();
       // The owner logs in to the console at 127.0.0.1 and sees a private file.
       await page.goto(`${box.url}/`);
       await page.waitForSelector("input[name=secret]");
       await page.fill("input[name=secret]", TOKEN);
       await Promise.all([page.waitForURL(`${box.url}/`), page.click("button[type=submit]")]);
       await page.waitForSelector("#chat-input");
-      const token = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
+      token = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
       expect(token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
       const own = await page.evaluate(
         async (t) =>
@@ -211,6 +215,28 @@ describe.skipIf(!HAVE_CHROMIUM)(
           })
         ).status,
       ).toBe(200);
+    }, 60_000);
+
+    it("logs out from the page (the box ends the session, the browser forgets it); a tab with an ended session gets the login form", async () => {
+      await page.goto(`${box.url}/`);
+      await page.waitForSelector("#chat-input");
+      await Promise.all([page.waitForURL(`${box.url}/console/login`), page.click("#logout")]);
+      await page.waitForSelector("input[name=secret]");
+      await expect(
+        page.evaluate(() => localStorage.getItem("clawbox.console.session")),
+      ).resolves.toBeNull();
+      const after = await fetch(`${box.url}/console/api/session`, {
+        headers: { "X-Clawbox-Session": token ?? "" },
+      });
+      expect(after.status).toBe(401);
+      // A tab still holding the ended session's token goes to the login form, not an error.
+      await page.evaluate((t) => localStorage.setItem("clawbox.console.session", t ?? ""), token);
+      await page.goto(`${box.url}/#memory`);
+      await page.waitForURL(`${box.url}/console/login`);
+      await page.waitForSelector("input[name=secret]");
+      await expect(
+        page.evaluate(() => localStorage.getItem("clawbox.console.session")),
+      ).resolves.toBeNull();
     }, 60_000);
   },
 );

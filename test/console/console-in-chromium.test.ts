@@ -227,6 +227,7 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
       await phone.goto(link);
       await phone.waitForSelector("#chat-input");
       expect(phone.url()).toBe(`${base}/`);
+      expect(await other.cookies()).toEqual([]);
       await phone.screenshot({ path: join(SHOTS, "login-link.png") });
       // Used once: a third browser with the same link sees the login form and why.
       const third = await (await browser.newContext()).newPage();
