@@ -68,7 +68,22 @@ describe("the owner's private files and memory flush", () => {
     }
   });
 
-  it("a stranger's session compacts without the memory flush turn, even with file tools granted", async () => {
+  it.each([
+    {
+      who: "a stranger's session",
+      sessionKey: "agent:main:qq:direct:STRANGER",
+      senderId: "qq:STRANGER",
+      chatType: "direct" as const,
+    },
+    // The group's conversation holds what every member wrote: it must not become the owner's notes.
+    {
+      who: "the owner's turns in a group",
+      sessionKey: "agent:main:qq:group:G",
+      senderId: "qq:OWNER",
+      chatType: "group" as const,
+      groupId: "G",
+    },
+  ])("$who compacts without the memory flush turn, even with file tools granted", async (turn) => {
     const fake = createFakeProvider({
       contextWindow: 4096,
       script: (request) =>
@@ -81,19 +96,19 @@ describe("the owner's private files and memory flush", () => {
       engine: "real",
       config: {
         models: { primary: "fake", fallbacks: [], providers: {} },
+        agent: { owners: ["cli", "qq:OWNER"] },
         context: { reserveTokens: 512, compaction: { keepRecentTokens: 600 } },
         // Granted `write`: the flush turn could write notes; it must still never run.
         tools: { strangers: { deny: ["group:runtime"] } },
       },
     });
-    const key = "agent:main:qq:direct:STRANGER";
+    const { who: _who, ...identity } = turn;
+    const key = turn.sessionKey;
     for (let i = 0; i < 8; i++) {
       const result = await harness.agent.chat({
-        sessionKey: key,
+        ...identity,
         text: `Turn ${i}: ${"Let me tell you a long story. ".repeat(30)}`,
         channel: "qq",
-        senderId: "qq:STRANGER",
-        chatType: "direct",
       });
       expect(result.error).toBeUndefined();
     }
