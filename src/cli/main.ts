@@ -6,6 +6,7 @@
 import { isClawboxError } from "../errors/index.ts";
 import { resolveHome } from "../system/index.ts";
 import { createCliContext, type Output } from "./cli-context.ts";
+import { writerQuietOnClosedPipe } from "./closed-stdout.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { ensureHome } from "./ensure-home.ts";
 import { EXIT, exitCodeOf } from "./exit-codes.ts";
@@ -113,9 +114,11 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
 }
 
 if (import.meta.main) {
+  const stdout = writerQuietOnClosedPipe(process.stdout);
+  const stderr = writerQuietOnClosedPipe(process.stderr);
   const code = await main(process.argv.slice(2), {
-    stdout: { write: (t) => process.stdout.write(t) },
-    stderr: { write: (t) => process.stderr.write(t) },
+    stdout: { write: stdout },
+    stderr: { write: stderr },
     env: process.env,
   });
   process.exitCode = code;
