@@ -1,6 +1,10 @@
-/** `clawbox doctor` lines for the channels: one per enabled channel, from the shared state. */
+/**
+ * `clawbox doctor` lines for the channels: one per enabled channel, from the shared state.
+ * Failed or expired replies name the last one's reason (redacted) and what to do.
+ */
 import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
+import { collectSecrets, redact } from "../system/index.ts";
 import { readChannelStatus } from "./channel-status.ts";
 
 export interface ChannelCheck {
@@ -10,12 +14,38 @@ export interface ChannelCheck {
   fix?: string;
 }
 
+interface LastUndelivered {
+  state: "failed" | "expired";
+  reason: string | null;
+  created_at: number;
+}
+
+function lastUndelivered(db: Database, channel: string): LastUndelivered | null {
+  return db
+    .query(
+      "SELECT state, reason, created_at FROM channel_outbox WHERE channel = ? AND state IN ('failed', 'expired') ORDER BY id DESC LIMIT 1",
+    )
+    .get(channel) as LastUndelivered | null;
+}
+
+/** What a person does about replies that were not delivered. */
+function undeliveredFix(channel: string, last: LastUndelivered): string {
+  if (last.state === "expired")
+    return `the platform's reply window closed before those replies went out (the service was stopped, or ${channel} could not be reached, for too long); keep "clawbox run" running and online; the person can ask again. They are not resent`;
+  return `check channels.${channel} (credentials, URLs) and the network, then see the service's log around that time; failed replies are not resent (so none arrives twice)`;
+}
+
 export function channelDoctorChecks(db: Database, config: ClawboxConfig): ChannelCheck[] {
+  const secrets = collectSecrets(config);
   return readChannelStatus(db, config)
     .filter((s) => s.enabled)
     .map((s) => {
       const failed = (s.outbox.failed ?? 0) + (s.outbox.expired ?? 0);
-      const message = `${s.state}${s.reason ? ` (${s.reason})` : ""}; outbox ${s.outbox.pending ?? 0} pending, ${s.outbox.sent ?? 0} sent, ${failed} failed or expired`;
+      const last = failed > 0 ? lastUndelivered(db, s.channel) : null;
+      const lastWords = last
+        ? `; the last ${last.state} at ${new Date(last.created_at).toISOString()}: ${String(redact(last.reason ?? "no reason recorded", secrets))}`
+        : "";
+      const message = `${s.state}${s.reason ? ` (${s.reason})` : ""}; outbox ${s.outbox.pending ?? 0} pending, ${s.outbox.sent ?? 0} sent, ${failed} failed or expired${lastWords}`;
       if (s.state === "error")
         return {
           name: `channel ${s.channel}`,
@@ -28,7 +58,11 @@ export function channelDoctorChecks(db: Database, config: ClawboxConfig): Channe
           name: `channel ${s.channel}`,
           status: "warn" as const,
           message,
-          ...(s.state === "stopped" ? { fix: "start the service: clawbox run" } : {}),
+          ...(s.state === "stopped"
+            ? { fix: "start the service: clawbox run" }
+            : last
+              ? { fix: undeliveredFix(s.channel, last) }
+              : {}),
         };
       return { name: `channel ${s.channel}`, status: "ok" as const, message };
     });

@@ -22,9 +22,13 @@ export function checkWorkspace(dir: string): CheckResult[] {
     ];
   }
   const missing = EXPECTED.filter((f) => !existsSync(join(dir, f)));
+  // Counted as they are on disk: BOOTSTRAP.md and MEMORY.md come and go.
+  const present = [...BOOTSTRAP_FILE_NAMES, "memory.md"].filter(
+    (f) => (f !== "memory.md" || !existsSync(join(dir, "MEMORY.md"))) && existsSync(join(dir, f)),
+  ).length;
   const results: CheckResult[] = [
     missing.length === 0
-      ? { name: "workspace", status: "ok", message: `${dir} (${EXPECTED.length} bootstrap files)` }
+      ? { name: "workspace", status: "ok", message: `${dir} (${present} bootstrap files)` }
       : {
           name: "workspace",
           status: "warn",
