@@ -14,6 +14,18 @@ const HARMLESS_HEADERS = new Set(["content-type", "accept", "user-agent", "accep
 const SECRET_PARAM =
   /([?&](?:access_token|token|api[_-]?key|apikey|key|secret|password|auth|sig|signature|client_secret|code)=)[^&#\s"']+/gi;
 const MARK = "[redacted]";
+/** `tokenUrl`, `authUrl`: where a token is fetched, not a token. */
+const URL_KEY = /(url|uri|endpoint)$/i;
+const URL_VALUE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+
+/**
+ * A URL under a secret-sounding key (`tokenUrl`) is not itself a secret: it is shown,
+ * with its credentials and secret query parameters redacted as in any text.
+ */
+function secretKeyed(key: string, value: string): boolean {
+  if (!SECRET_KEY.test(key)) return false;
+  return !(URL_KEY.test(key) && URL_VALUE.test(value));
+}
 
 function redactText(text: string, secrets: readonly string[]): string {
   let out = text;
@@ -52,7 +64,7 @@ function walk(
     for (const [key, v] of Object.entries(value)) {
       const secretHere =
         typeof v === "string" &&
-        (SECRET_KEY.test(key) ||
+        (secretKeyed(key, v) ||
           inside === "env" ||
           (inside === "headers" && !HARMLESS_HEADERS.has(key.toLowerCase())));
       out[key] = secretHere ? MARK : walk(v, secrets, depth + 1, containerOf(key));
@@ -80,7 +92,7 @@ export function collectSecrets(value: unknown): string[] {
       // everywhere (a host name such as "ha.local" must not vanish from every log line).
       const contained =
         inside === "env" || (inside === "headers" && !HARMLESS_HEADERS.has(key.toLowerCase()));
-      const keyed = SECRET_KEY.test(key) || (contained && looksLikeToken(v));
+      const keyed = secretKeyed(key, v) || (contained && looksLikeToken(v));
       if (keyed && v.length >= 6) found.add(v);
       for (const match of v.matchAll(SECRET_PARAM)) {
         const secret = match[0].slice(match[1]?.length ?? 0);

@@ -85,6 +85,28 @@ describe("secrets", () => {
     expect(shown.tools.cameras.porch.url).toBe("rtsp://viewer:[redacted]@192.0.2.20:554/stream1");
   });
 
+  it("shows a public URL under a token-sounding key (QQ's tokenUrl), hiding only its secrets", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-secrets-"));
+    homes.push(home);
+    const qq = {
+      appId: "1020",
+      clientSecret: "qq-client-secret-abcdef",
+      authUrl: `https://auth.example/token?client_secret=${SECRETS.server}`,
+    };
+    writeFileSync(join(home, "clawbox.json"), JSON.stringify({ channels: { qq } }));
+    const run = await runCli(["--home", home, "config", "show"]);
+    expect(run.code).toBe(0);
+    const shown = JSON.parse(run.stdout) as { channels: { qq: Record<string, string> } };
+    expect(shown.channels.qq.tokenUrl).toBe("https://bots.qq.com/app/getAppAccessToken");
+    expect(shown.channels.qq.clientSecret).toBe("[redacted]");
+    expect(run.stdout).not.toContain("qq-client-secret-abcdef");
+    const lines: string[] = [];
+    const logger = createLogger({ write: (l) => lines.push(l), secrets: collectSecrets({ qq }) });
+    logger.info("fetching a token", { from: qq.authUrl, tokenUrl: qq.authUrl });
+    expect(lines.join("\n")).not.toContain(SECRETS.server);
+    expect(lines.join("\n")).toContain("https://auth.example/token?client_secret=[redacted]");
+  });
+
   it("log lines hide the configuration's secrets wherever they appear", () => {
     const lines: string[] = [];
     const logger = createLogger({ write: (l) => lines.push(l), secrets: collectSecrets(config) });
