@@ -3,6 +3,8 @@
  * Wakes on demand (a reply was stored) and otherwise polls once a second, so rows
  * stored by other areas (cron, heartbeat) or due for a retry go out without a signal.
  * A throwing adapter counts as a retryable failure; the loop itself never throws.
+ * A reply that stays pending is logged at its 1st, 2nd, 4th, 8th … attempt, not at
+ * every retry: an hour without network writes a few lines per reply, not hundreds.
  */
 
 import { errorMessage } from "../errors/index.ts";
@@ -11,6 +13,11 @@ import type { ChannelAdapter } from "./channel.ts";
 import type { Outbox } from "./outbox.ts";
 
 const POLL_MS = 1000;
+
+/** Final outcomes always; a pending retry at attempts 1, 2, 4, 8 … (growing intervals). */
+function worthLogging(state: string, attempts: number): boolean {
+  return state !== "pending" || (attempts & (attempts - 1)) === 0;
+}
 
 export interface OutboxWorker {
   wake(): void;
@@ -54,12 +61,16 @@ export function startOutboxWorker(
       }
       const state = outbox.settle(attempt, outcome);
       const reason = "reason" in outcome ? outcome.reason : undefined;
-      if (state !== "sent")
+      if (state !== "sent" && worthLogging(state, attempt.attempts))
         logger.warn(clockHint(reason) ?? "reply not sent", {
           channel: item.channel,
           id: item.id,
           state,
+          attempt: attempt.attempts,
           reason,
+          ...(state === "pending"
+            ? { next: `logged again at attempt ${attempt.attempts * 2}` }
+            : {}),
         });
     }
   };

@@ -63,4 +63,45 @@ describe("outbox worker", () => {
     expect(line).toMatch(/^WARN {2}reply not sent /);
     expect(line).not.toContain(CLOCK_HINT);
   });
+
+  it("logs a reply that stays pending once, then at growing intervals, not at every retry", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clawbox-outbox-quiet-"));
+    store = Store.open({ path: join(dir, "clawbox.db") });
+    const db = store.db;
+    const outbox = new Outbox(db);
+    outbox.enqueue({ channel: "qq", chatType: "direct", peerId: "U1" }, ["hi"]);
+    const lines: string[] = [];
+    let sends = 0;
+    const adapter: ChannelAdapter = {
+      id: "qq",
+      capabilities: qqCapabilities(false),
+      start: async () => {},
+      send: async () => {
+        sends++;
+        return { kind: "retry", reason: "certificate is not yet valid" };
+      },
+      stop: async () => {},
+    };
+    const worker = startOutboxWorker(
+      outbox,
+      () => new Map([["qq", adapter]]),
+      createLogger({ write: (line) => lines.push(line) }),
+    );
+    for (let n = 1; n <= 20; n++) {
+      await waitUntil(
+        () =>
+          sends >= n &&
+          (db.query("SELECT state FROM channel_outbox").get() as { state: string }).state ===
+            "pending",
+        5000,
+        `send ${n}`,
+      );
+      // Due again at once: twenty retries without waiting out the backoff.
+      db.query("UPDATE channel_outbox SET next_attempt_at = 0").run();
+      worker.wake();
+    }
+    await worker.stop();
+    expect(sends).toBeGreaterThanOrEqual(20);
+    expect(lines.map((l) => /"attempt":(\d+)/.exec(l)?.[1])).toEqual(["1", "2", "4", "8", "16"]);
+  });
 });
