@@ -10,7 +10,7 @@
 import type { QqChannelConfig, WecomAppConfig, WecomBotConfig } from "../config/index.ts";
 import { errorMessage, isClawboxError } from "../errors/index.ts";
 import { silentLogger } from "../system/index.ts";
-import { createAccessTokenSource } from "./qq/qq-access-token.ts";
+import { createQqAccessToken } from "./qq/qq-access-token.ts";
 import { QqApi } from "./qq/qq-api.ts";
 import { createWeComAppApi } from "./wecom/app-api.ts";
 import { createBotConnection } from "./wecom/bot-connection.ts";
@@ -23,7 +23,7 @@ export interface ProbeResult {
 const reasonOf = (error: unknown) => errorMessage(error);
 
 export async function probeQq(qq: QqChannelConfig): Promise<ProbeResult> {
-  const tokens = createAccessTokenSource({
+  const tokens = createQqAccessToken({
     tokenUrl: qq.tokenUrl,
     appId: qq.appId,
     clientSecret: qq.clientSecret,

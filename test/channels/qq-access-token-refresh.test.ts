@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessTokenSource } from "../../src/channels/qq/qq-access-token.ts";
+import { createQqAccessToken } from "../../src/channels/qq/qq-access-token.ts";
 import { QqApi } from "../../src/channels/qq/qq-api.ts";
 import { FakeQqPlatform } from "../fakes/qq-platform.ts";
 
@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 function source(p: FakeQqPlatform, now?: () => number) {
-  return createAccessTokenSource({
+  return createQqAccessToken({
     tokenUrl: p.tokenUrl,
     appId: p.appId,
     clientSecret: p.clientSecret,
@@ -50,7 +50,7 @@ describe("QQ access token", () => {
 
   it("says which setting to check when the credentials are wrong, without the secret", async () => {
     platform = new FakeQqPlatform().start();
-    const tokens = createAccessTokenSource({
+    const tokens = createQqAccessToken({
       tokenUrl: platform.tokenUrl,
       appId: platform.appId,
       clientSecret: "wrong-secret-value",

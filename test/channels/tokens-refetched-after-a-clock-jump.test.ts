@@ -5,8 +5,8 @@
  * again, never used on the strength of the old date (QQ and WeCom app tokens alike).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessTokenSource } from "../../src/channels/qq/qq-access-token.ts";
-import { createAccessTokenCache } from "../../src/channels/wecom/access-token.ts";
+import { createAccessTokenCache } from "../../src/channels/access-token-cache.ts";
+import { createQqAccessToken } from "../../src/channels/qq/qq-access-token.ts";
 import { FakeQqPlatform } from "../fakes/qq-platform.ts";
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -23,7 +23,7 @@ describe("access tokens across the clock jump at the first NTP sync", () => {
   it("QQ: a token fetched on the image's date is fetched again after a jump of a year", async () => {
     platform = new FakeQqPlatform({ expiresIn: "7200" }).start();
     let clock = IMAGE_DATE;
-    const tokens = createAccessTokenSource({
+    const tokens = createQqAccessToken({
       tokenUrl: platform.tokenUrl,
       appId: platform.appId,
       clientSecret: platform.clientSecret,

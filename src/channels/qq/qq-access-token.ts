@@ -1,14 +1,13 @@
 /**
- * The QQ app access token: fetched from `tokenUrl` with the app id and secret,
- * refreshed a minute before it expires, one refresh in flight at a time (concurrent
- * callers share it). `expires_in` may arrive as a number or a numeric string. A 401
- * from the API calls `invalidate()` so the next request gets a fresh token.
+ * The QQ app access token: fetched from `tokenUrl` with the app id and secret and kept
+ * by the channels' one token cache (access-token-cache.ts: refresh rule, one fetch in
+ * flight). `expires_in` may arrive as a number or a numeric string. A 401 from the API
+ * calls `invalidate()` so the next request gets a fresh token.
  */
 
 import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { z } from "../../schema/index.ts";
-
-const REFRESH_EARLY_MS = 60_000;
+import { type AccessTokenCache, createAccessTokenCache } from "../access-token-cache.ts";
 
 const tokenResponse = z.object({
   access_token: z.string().check(z.minLength(1)),
@@ -18,23 +17,13 @@ const tokenResponse = z.object({
   ]),
 });
 
-export interface AccessTokenSource {
-  get(): Promise<string>;
-  /** Forgets the current token (after a 401); the next get() fetches a new one. */
-  invalidate(): void;
-}
-
-export function createAccessTokenSource(options: {
+export function createQqAccessToken(options: {
   tokenUrl: string;
   appId: string;
   clientSecret: string;
   now?: () => number;
-}): AccessTokenSource {
-  const now = options.now ?? Date.now;
-  let token: { value: string; refreshAt: number } | undefined;
-  let inFlight: Promise<string> | undefined;
-
-  const fetchToken = async (): Promise<string> => {
+}): AccessTokenCache {
+  const fetchToken = async () => {
     let response: Response;
     try {
       response = await fetch(options.tokenUrl, {
@@ -66,26 +55,9 @@ export function createAccessTokenSource(options: {
           details: { status: response.status, platform: platformError(text) },
         },
       );
-    const lifetimeMs = parsed.expires_in * 1000;
-    token = {
-      value: parsed.access_token,
-      refreshAt: now() + Math.max(lifetimeMs / 2, lifetimeMs - REFRESH_EARLY_MS),
-    };
-    return parsed.access_token;
+    return { token: parsed.access_token, expiresIn: parsed.expires_in };
   };
-
-  return {
-    async get() {
-      if (token && now() < token.refreshAt) return token.value;
-      inFlight ??= fetchToken().finally(() => {
-        inFlight = undefined;
-      });
-      return inFlight;
-    },
-    invalidate() {
-      token = undefined;
-    },
-  };
+  return createAccessTokenCache(fetchToken, options.now);
 }
 
 /** QQ's own `{code, message}` from an error answer, when it sent one. */

@@ -7,8 +7,8 @@
 
 import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { z } from "../../schema/index.ts";
+import type { AccessTokenCache } from "../access-token-cache.ts";
 import type { ChannelChatType, SendOutcome } from "../channel.ts";
-import type { AccessTokenSource } from "./qq-access-token.ts";
 
 /** "消息被去重，请检查请求msgseq": this (msg_id, msg_seq) was already sent. */
 export const QQ_DUPLICATE_CODE = 40054005;
@@ -36,7 +36,7 @@ export interface QqMessageBody {
 export class QqApi {
   constructor(
     private readonly apiBase: string,
-    private readonly tokens: AccessTokenSource,
+    private readonly tokens: AccessTokenCache,
   ) {}
 
   async request(method: "GET" | "POST", path: string, body?: unknown): Promise<QqApiResponse> {

@@ -9,7 +9,7 @@
 import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import type { ChannelAdapter, ChannelHost, OutboxItem, SendOutcome } from "../channel.ts";
 import type { AdapterDeps } from "../channel-registry.ts";
-import { createAccessTokenSource } from "./qq-access-token.ts";
+import { createQqAccessToken } from "./qq-access-token.ts";
 import { QqApi, type QqMessageBody } from "./qq-api.ts";
 import { qqCapabilities } from "./qq-definition.ts";
 import { QqGateway } from "./qq-gateway.ts";
@@ -22,7 +22,7 @@ const IMAGE_ITEM = /^<qqimg>([\s\S]+?)<\/qqimg>$/;
 export function createQqChannel(deps: AdapterDeps): ChannelAdapter {
   const qq = deps.config.channels.qq;
   if (!qq) throw new ClawboxError("CONFIG_INVALID", "channels.qq is not configured");
-  const tokens = createAccessTokenSource({
+  const tokens = createQqAccessToken({
     tokenUrl: qq.tokenUrl,
     appId: qq.appId,
     clientSecret: qq.clientSecret,

@@ -10,8 +10,8 @@
 
 import { errorMessage } from "../../errors/index.ts";
 import { clockHint } from "../../system/index.ts";
+import type { AccessTokenCache } from "../access-token-cache.ts";
 import type { ChannelHost, InboundMessage } from "../channel.ts";
-import type { AccessTokenSource } from "./qq-access-token.ts";
 import type { QqApi } from "./qq-api.ts";
 import { frameSchema, messageOfEvent, type QqFrame } from "./qq-events.ts";
 
@@ -23,7 +23,7 @@ const SESSION_GONE = new Set([4006, 4007, 4009]);
 
 export interface QqGatewayDeps {
   api: QqApi;
-  tokens: AccessTokenSource;
+  tokens: AccessTokenCache;
   host: ChannelHost;
   /** Stores the message; resolves when it is stored. */
   onMessage(message: InboundMessage): Promise<unknown>;

@@ -8,7 +8,7 @@
 import { ClawboxError } from "../../errors/index.ts";
 import { z } from "../../schema/index.ts";
 import { clockHint } from "../../system/index.ts";
-import { type AccessTokenCache, createAccessTokenCache } from "./access-token.ts";
+import { type AccessTokenCache, createAccessTokenCache } from "../access-token-cache.ts";
 
 export interface WeComAppApiOptions {
   apiBase: string;
