@@ -15,10 +15,10 @@ import { join, resolve } from "node:path";
 import { defaultConfig } from "../../src/config/index.ts";
 import { createContextEngine, estimateTextTokens } from "../../src/context/index.ts";
 import type { Message } from "../../src/messages/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import { type SessionRow, Store } from "../../src/store/index.ts";
 import { homePaths } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
+import { createFakeProvider } from "../../test/fakes/fake-provider.ts";
 
 const json = process.argv.includes("--json");
 const log = (line: string) => {

@@ -14,7 +14,6 @@ import { configSchema } from "../../src/config/index.ts";
 import { estimateTextTokens } from "../../src/context/index.ts";
 import { emptyUsage, type Message, messageText } from "../../src/messages/index.ts";
 import type { ProviderRequest } from "../../src/providers/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import {
   createDelivery,
   createHeartbeat,
@@ -25,6 +24,7 @@ import { createSessionResolver } from "../../src/sessions/index.ts";
 import { Store } from "../../src/store/index.ts";
 import { homePaths, silentLogger } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
+import { createFakeProvider } from "../../test/fakes/fake-provider.ts";
 
 const json = process.argv.includes("--json");
 const home = mkdtempSync(join(tmpdir(), "clawbox-bench-heartbeat-"));

@@ -5,12 +5,13 @@
  * direct chat it reports that sender's prompt (no MEMORY.md or USER.md) with
  * workspace-relative paths.
  */
-import { type ContextEngine, formatContextReport as formatEngineReport } from "../context/index.ts";
+import { type ContextEngine, formatContextReport } from "../context/index.ts";
 import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow } from "../store/index.ts";
 import type { ChatRequest } from "./chat-request.ts";
 
-export async function formatContextReport(
+/** The reply to `/context list|detail` in a chat. */
+export async function contextCommandReply(
   engine: ContextEngine,
   session: SessionRow,
   provider: Provider,
@@ -30,7 +31,7 @@ export async function formatContextReport(
       privateFiles,
     });
     // Only the owner in a direct chat sees where things are on the box.
-    return formatEngineReport(report, detail ? "detail" : "list", {
+    return formatContextReport(report, detail ? "detail" : "list", {
       relativePaths: !privateFiles,
     });
   }

@@ -167,7 +167,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
       const classified = input.signal.aborted
         ? new ClawboxError("ABORTED", "run aborted")
         : toClawboxError(error);
-      result = { message: errorMessage(input, classified), error: classified, thinkingLevel };
+      result = { message: failedTurnMessage(input, classified), error: classified, thinkingLevel };
     }
     thinkingLevel = result.thinkingLevel;
     lastProvider = result.provider ?? lastProvider;
@@ -202,7 +202,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
       failure = new ClawboxError("ABORTED", "run aborted");
       // Close the turn with an assistant message so the stored transcript ends cleanly.
       if (calls.length > 0) {
-        final = errorMessage(input, failure);
+        final = failedTurnMessage(input, failure);
         await append(final);
       }
       break;
@@ -217,14 +217,14 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
   }
   emit({ type: "agent_end", runId: input.runId, messages });
   return {
-    final: final ?? errorMessage(input, new ClawboxError("INTERNAL", "no answer")),
+    final: final ?? failedTurnMessage(input, new ClawboxError("INTERNAL", "no answer")),
     messages,
     error: failure,
     provider: lastProvider,
   };
 }
 
-function errorMessage(input: RunLoopInput, error: ClawboxError): AssistantMessage {
+function failedTurnMessage(input: RunLoopInput, error: ClawboxError): AssistantMessage {
   return {
     role: "assistant",
     content: [],

@@ -9,7 +9,7 @@ import { toClawboxError } from "../errors/index.ts";
 import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
-import { formatContextReport } from "./context-report.ts";
+import { contextCommandReply } from "./context-report.ts";
 import { statusReport } from "./status-report.ts";
 
 export type SlashCommand = "new" | "status" | "compact" | "context";
@@ -99,7 +99,7 @@ export async function runSlashCommand(
     }
     return reply(
       session,
-      await formatContextReport(
+      await contextCommandReply(
         engine,
         session,
         provider,

@@ -12,11 +12,6 @@ const FACTORIES = new Map<string, ContextEngineFactory>([
   ["default", (deps) => new DefaultContextEngine(deps)],
 ]);
 
-/** Makes another engine selectable by `context.engine` (e.g. from a plugin). */
-export function registerContextEngine(id: string, factory: ContextEngineFactory): void {
-  FACTORIES.set(id, factory);
-}
-
 export function createContextEngine(deps: ContextEngineDeps): ContextEngine {
   const id = deps.config.context.engine;
   const factory = FACTORIES.get(id);

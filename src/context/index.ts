@@ -9,14 +9,12 @@ export { isOverflowText as isContextOverflowMessage } from "../providers/index.t
 export { BOOTSTRAP_PENDING_NOTE, type Destination } from "./bootstrap-destination.ts";
 export { SUMMARY_PREFIX } from "./branch-messages.ts";
 export { type BudgetCaps, type BudgetPlan, budgetCaps } from "./budget-planner.ts";
-export { contextChatCommand } from "./context-chat-command.ts";
 export type { CompactionEvent } from "./context-engine.ts";
 export * from "./context-engine.ts";
 export { type ContextReport, type FileReport, formatContextReport } from "./context-report.ts";
 export {
   type ContextEngineFactory,
   createContextEngine,
-  registerContextEngine,
 } from "./create-context-engine.ts";
 export { type ContextEngineDeps, DefaultContextEngine } from "./default-engine.ts";
 export { estimateTextTokens, IMAGE_TOKENS } from "./estimate-tokens.ts";

@@ -140,7 +140,3 @@ function isEmptyFailure(message: AssistantMessage): boolean {
     message.content.length === 0
   );
 }
-
-export function repairWasNeeded(report: RepairReport): boolean {
-  return Object.values(report).some((n) => n > 0);
-}

@@ -11,13 +11,6 @@ export {
 } from "./classify-error.ts";
 export { createProvider, type ProviderDeps } from "./create-provider.ts";
 export { failureMessage } from "./failure-message.ts";
-export {
-  createFakeProvider,
-  type FakeProvider,
-  type FakeProviderOptions,
-  type FakeScript,
-  type FakeStep,
-} from "./fake-provider.ts";
 export { toolsSection as localToolsSection } from "./local/chat-prompt.ts";
 export {
   CHATML_TEMPLATE,

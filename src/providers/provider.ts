@@ -62,7 +62,7 @@ export interface ChatTemplate {
   stops: string[];
 }
 
-export type ProviderKind = "local" | "openai" | "anthropic" | "fake";
+export type ProviderKind = "local" | "openai" | "anthropic";
 
 export interface Provider {
   /** Config id (key in `models.providers`). */

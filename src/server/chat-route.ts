@@ -32,7 +32,7 @@ export interface ChatRouteOptions {
   keepAliveMs: number;
 }
 
-async function readBody(c: Context) {
+async function readChatBody(c: Context) {
   let raw: unknown;
   try {
     raw = await c.req.json();
@@ -51,7 +51,7 @@ async function readBody(c: Context) {
 
 export function mountChatRoute(app: Hono, options: ChatRouteOptions): void {
   app.post("/api/chat", async (c) => {
-    const read = await readBody(c);
+    const read = await readChatBody(c);
     if (!read.body) return read.error;
     const body = read.body;
     const owner = isOwnerRequest(c);

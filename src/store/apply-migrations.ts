@@ -6,13 +6,6 @@ import type { Database } from "bun:sqlite";
 import { ClawboxError, errorMessage } from "../errors/index.ts";
 import type { Migration } from "./migrations/index.ts";
 
-export function currentSchemaVersion(db: Database): number {
-  const row = db.query("SELECT max(version) AS v FROM schema_migrations").get() as {
-    v: number | null;
-  };
-  return row.v ?? 0;
-}
-
 export function applyMigrations(db: Database, migrations: readonly Migration[]): number[] {
   db.run(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",

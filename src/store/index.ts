@@ -1,4 +1,4 @@
-export { applyMigrations, currentSchemaVersion } from "./apply-migrations.ts";
+export { applyMigrations } from "./apply-migrations.ts";
 export {
   DAMAGED_DATABASE_HINT,
   damagedDatabaseError,

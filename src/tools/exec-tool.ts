@@ -1,14 +1,13 @@
 /**
  * `exec` (owner-only): runs a shell command in the workspace with a timeout and an
- * output cap. The command runs in its own process group, and the whole group is
- * killed on timeout or abort, so no grandchild outlives the call. At the deadline the
- * call stops waiting on the output pipes too: a daemon that left the group
- * (`setsid sleep 8 &`) and still holds them cannot hang it. When the shell exits, the
- * pipes get a short grace to drain, then the call returns. The command sees a minimal
+ * output cap, through the system area's bounded process: its own process group, the
+ * whole group killed on timeout or abort (no grandchild outlives the call), the pipes
+ * no longer waited on at the deadline (a `setsid sleep 8 &` daemon cannot hang it), and
+ * a short grace for the pipes to drain after the shell exits. The command sees a minimal
  * environment (PATH, HOME, LANG…, plus `tools.exec.passEnv`), never clawbox's own
  * secrets such as CLAWBOX_TOKEN or provider API keys.
  */
-import { spawn } from "node:child_process";
+import { runBoundedProcess } from "../system/index.ts";
 import type { AgentTool } from "./tool.ts";
 import { capText, errorOutput } from "./tool-output.ts";
 import { resolveInWorkspace } from "./workspace-path.ts";
@@ -38,15 +37,6 @@ export function commandEnvironment(
   return env;
 }
 
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
 export function createExecTool(limits: ExecLimits): AgentTool {
   return {
     name: "exec",
@@ -63,7 +53,7 @@ export function createExecTool(limits: ExecLimits): AgentTool {
       required: ["command"],
       additionalProperties: false,
     },
-    execute(args, ctx) {
+    async execute(args, ctx) {
       let cwd: string;
       try {
         cwd =
@@ -71,90 +61,47 @@ export function createExecTool(limits: ExecLimits): AgentTool {
             ? resolveInWorkspace(ctx.workspace, args.cwd)
             : ctx.workspace;
       } catch (error) {
-        return Promise.resolve(errorOutput(error));
+        return errorOutput(error);
       }
       const timeoutMs = typeof args.timeoutMs === "number" ? args.timeoutMs : limits.timeoutMs;
-      return new Promise((resolve) => {
-        const child = spawn("sh", ["-c", String(args.command)], {
-          cwd,
-          detached: true,
-          env: commandEnvironment(process.env, limits.passEnv),
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let settled = false;
-        let exitTimer: ReturnType<typeof setTimeout> | undefined;
-        /** Stops reading the pipes (a setsid'd daemon may hold them forever). */
-        const stopReading = () => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-        };
-        let output = "";
-        let ended: "timeout" | "aborted" | undefined;
-        const onData = (chunk: Buffer) => {
+      let output = "";
+      const result = await runBoundedProcess("sh", ["-c", String(args.command)], {
+        cwd,
+        timeoutMs,
+        env: commandEnvironment(process.env, limits.passEnv),
+        signal: ctx.signal,
+        exitGraceMs: EXIT_GRACE_MS,
+        onOutput(chunk) {
           const text = chunk.toString("utf8");
           if (output.length < limits.maxOutputChars * 2) output += text;
           ctx.onUpdate?.(text);
-        };
-        child.stdout.on("data", onData);
-        child.stderr.on("data", onData);
-        const timer = setTimeout(() => {
-          ended = "timeout";
-          killGroup(child.pid);
-          stopReading();
-          finish(child.exitCode, child.signalCode);
-        }, timeoutMs);
-        const onAbort = () => {
-          ended = "aborted";
-          killGroup(child.pid);
-          stopReading();
-          finish(child.exitCode, child.signalCode);
-        };
-        ctx.signal.addEventListener("abort", onAbort, { once: true });
-        if (ctx.signal.aborted) onAbort();
-        function finish(code: number | null, signal: NodeJS.Signals | null, spawnError?: Error) {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          clearTimeout(exitTimer);
-          ctx.signal.removeEventListener("abort", onAbort);
-          const text = capText(output, limits.maxOutputChars);
-          if (spawnError) return resolve(errorOutput(spawnError));
-          if (ended === "timeout") {
-            return resolve({
-              content: [
-                {
-                  type: "text",
-                  text: `TOOL_FAILED: exec timed out after ${timeoutMs} ms; process group killed\n${text}`,
-                },
-              ],
-              isError: true,
-            });
-          }
-          if (ended === "aborted") {
-            return resolve({
-              content: [
-                { type: "text", text: `ABORTED: exec stopped; process group killed\n${text}` },
-              ],
-              isError: true,
-            });
-          }
-          const status = code === null ? `signal ${signal}` : `exit code ${code}`;
-          resolve({
-            content: [{ type: "text", text: `${text}\n[${status}]`.trimStart() }],
-            isError: code !== 0,
-            details: { exitCode: code },
-          });
-        }
-        child.on("error", (error) => finish(null, null, error));
-        child.on("close", (code, signal) => finish(code, signal));
-        child.on("exit", (code, signal) => {
-          exitTimer = setTimeout(() => {
-            killGroup(child.pid); // what is left of the group still holds the pipes
-            stopReading();
-            finish(code, signal);
-          }, EXIT_GRACE_MS);
-        });
+        },
       });
+      const text = capText(output, limits.maxOutputChars);
+      if (result.spawnError) return errorOutput(result.spawnError);
+      if (result.timedOut) {
+        return {
+          content: [
+            {
+              type: "text",
+              text: `TOOL_FAILED: exec timed out after ${timeoutMs} ms; process group killed\n${text}`,
+            },
+          ],
+          isError: true,
+        };
+      }
+      if (result.aborted) {
+        return {
+          content: [{ type: "text", text: `ABORTED: exec stopped; process group killed\n${text}` }],
+          isError: true,
+        };
+      }
+      const status = result.code === null ? `signal ${result.signal}` : `exit code ${result.code}`;
+      return {
+        content: [{ type: "text", text: `${text}\n[${status}]`.trimStart() }],
+        isError: result.code !== 0,
+        details: { exitCode: result.code },
+      };
     },
   };
 }

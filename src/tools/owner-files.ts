@@ -48,11 +48,6 @@ function matches(realRel: string, rule: Rule): boolean {
   return rule.dirs.some((dir) => rel === dir || rel.startsWith(`${dir}/`));
 }
 
-/** True when a non-owner may not `access` the workspace path `realRel`, by its name. */
-export function isOwnerFile(realRel: string, access: FileAccess): boolean {
-  return matches(realRel, RULES[access]);
-}
-
 const toRel = (root: string, path: string) => relative(root, path).split(sep).join("/");
 
 /**

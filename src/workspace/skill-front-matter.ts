@@ -84,7 +84,7 @@ function splitMetadata(block: string): { metadata: string | undefined; rest: str
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-function errorText(error: unknown): string {
+function firstErrorLine(error: unknown): string {
   return errorMessage(error).split("\n")[0] ?? "";
 }
 
@@ -97,7 +97,7 @@ export async function parseSkillFrontMatter(text: string): Promise<ParsedFrontMa
   try {
     data = parseYaml(rest) ?? {};
   } catch (error) {
-    return { ok: false, error: `front matter is not valid YAML: ${errorText(error)}` };
+    return { ok: false, error: `front matter is not valid YAML: ${firstErrorLine(error)}` };
   }
   if (!isRecord(data)) return { ok: false, error: "front matter must be key: value lines" };
   let metadata: unknown = data.metadata;
@@ -110,14 +110,14 @@ export async function parseSkillFrontMatter(text: string): Promise<ParsedFrontMa
         const yaml = parseYaml(`metadata:${metadataText}`);
         metadata = isRecord(yaml) ? yaml.metadata : undefined;
       } catch {
-        return { ok: false, error: `metadata is not valid JSON5: ${errorText(error)}` };
+        return { ok: false, error: `metadata is not valid JSON5: ${firstErrorLine(error)}` };
       }
     }
   } else if (typeof metadata === "string") {
     try {
       metadata = parseJson5(metadata);
     } catch (error) {
-      return { ok: false, error: `metadata is not valid JSON5: ${errorText(error)}` };
+      return { ok: false, error: `metadata is not valid JSON5: ${firstErrorLine(error)}` };
     }
   }
   const meta = metadataSchema.parse(metadata ?? {});

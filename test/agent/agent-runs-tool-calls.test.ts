@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;

@@ -10,8 +10,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ErrorCode } from "../../src/errors/index.ts";
-import { createFakeProvider, createProvider } from "../../src/providers/index.ts";
+import { createProvider } from "../../src/providers/index.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { openaiStatus, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../src/messages/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import type { TestContextEngine } from "../fakes/test-context-engine.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 

@@ -4,7 +4,7 @@
  * or compaction is wasted on it. The real context engine over a real SQLite store.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeProvider } from "../../src/providers/index.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { messageText } from "../../src/messages/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { createHarness, type Harness } from "./agent-harness.ts";
 
 let harness: Harness | undefined;

@@ -18,8 +18,8 @@ import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory } from "../../src/memory/index.ts";
 import type { ToolResultMessage } from "../../src/messages/index.ts";
-import { createFakeProvider, type FakeProvider, type FakeStep } from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
+import { createFakeProvider, type FakeProvider, type FakeStep } from "../fakes/fake-provider.ts";
 import { createHarness, type Harness, ownerRequest } from "./agent-harness.ts";
 
 let harness: Harness | undefined;

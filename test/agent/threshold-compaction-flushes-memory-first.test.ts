@@ -3,11 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/index.ts";
 import { messageText } from "../../src/messages/index.ts";
-import {
-  createFakeProvider,
-  type FakeProvider,
-  type ProviderRequest,
-} from "../../src/providers/index.ts";
+import type { ProviderRequest } from "../../src/providers/index.ts";
+import { createFakeProvider, type FakeProvider } from "../fakes/fake-provider.ts";
 import { createHarness, expectRepaired, type Harness } from "./agent-harness.ts";
 
 const KEY = "agent:main:cli:direct:owner";

@@ -9,8 +9,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory } from "../../src/memory/index.ts";
 import type { ToolResultMessage } from "../../src/messages/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { createHarness, type Harness } from "./agent-harness.ts";
 
 let harness: Harness | undefined;

@@ -4,7 +4,48 @@
  * each home is kept by a check read from the source itself (comments aside).
  */
 import { describe, expect, it } from "vitest";
-import { codeLines, shippedFiles, text } from "./source-tree.ts";
+import { allFiles, codeLines, shippedFiles, text } from "./source-tree.ts";
+
+const FUNCTION =
+  /^(export )?(?:async )?function\*? (\w+)|^(export )?const (\w+) = (?:async )?(?:\([^)]*\)|\w+) =>/;
+
+/** Functions declared at the top level of shipped files: name, file, exported or not. */
+function declaredFunctions(files = shippedFiles) {
+  const found: { name: string; file: string; exported: boolean }[] = [];
+  for (const file of files) {
+    for (const line of (text.get(file) ?? "").split("\n")) {
+      const match = FUNCTION.exec(line);
+      const name = match?.[2] ?? match?.[4];
+      if (name) found.push({ name, file, exported: Boolean(match?.[1] ?? match?.[3]) });
+    }
+  }
+  return found;
+}
+
+/** Shipped code and the build scripts (which generate code), comments and re-export lines aside. */
+const callerCode = new Map(
+  [
+    ...shippedFiles,
+    ...allFiles.filter((f) => f.startsWith("scripts/") && !f.endsWith(".test.ts")),
+  ].map((file) => [
+    file,
+    codeLines(text.get(file) ?? "")
+      .map(({ code }) => code)
+      .filter((code) => !/^\s*export (?:type )?\{[^}]*\}\s*from|^\s*(?:type )?\w+,\s*$/.test(code))
+      .join("\n"),
+  ]),
+);
+
+/** How often each caller file names `name`. */
+function mentions(name: string): Map<string, number> {
+  const word = new RegExp(`\\b${name}\\b`, "g");
+  const counts = new Map<string, number>();
+  for (const [file, code] of callerCode) {
+    const n = code.match(word)?.length ?? 0;
+    if (n > 0) counts.set(file, n);
+  }
+  return counts;
+}
 
 /** Lines of shipped code matching `pattern`, outside the `allowed` files. */
 function linesMatching(pattern: RegExp, allowed: string[], files = shippedFiles): string[] {
@@ -59,5 +100,36 @@ describe("one idea, one home", () => {
       ]),
     ).toEqual([]);
     expect(text.get("src/errors/clawbox-error.ts")).toMatch(/export type ErrorCode =\n/);
+  });
+
+  it("every exported function has a caller in shipped code (not only in tests)", () => {
+    const uncalled = declaredFunctions()
+      .filter(({ exported }) => exported)
+      .filter(({ name, file }) => {
+        const uses = mentions(name);
+        const elsewhere = [...uses.keys()].some((other) => other !== file);
+        return !elsewhere && (uses.get(file) ?? 0) < 2;
+      })
+      .map(({ name, file }) => `${file}: ${name}`);
+    expect(uncalled).toEqual([]);
+  });
+
+  it("a function name means one thing: no two shipped files declare an exported function's name", () => {
+    const all = declaredFunctions();
+    const exported = new Set(all.filter((f) => f.exported).map((f) => f.name));
+    const twice = [...exported].flatMap((name) => {
+      const files = all.filter((f) => f.name === name).map((f) => f.file);
+      return files.length > 1 ? [`${name}: ${files.join(", ")}`] : [];
+    });
+    expect(twice).toEqual([]);
+  });
+
+  it("child processes are started only by the bounded process runner", () => {
+    expect(
+      linesMatching(
+        /\b(?:spawn|spawnSync|exec|execSync|execFile|execFileSync|fork)\s*\(|from "node:child_process"/,
+        ["src/system/bounded-process.ts"],
+      ).filter((line) => !/\.exec\(|Bun\.spawn/.test(line) || /Bun\.spawn/.test(line)),
+    ).toEqual([]);
   });
 });

@@ -9,10 +9,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Dispatcher, type InboundMessage } from "../../src/channels/index.ts";
 import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
-import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider, type FakeProvider } from "../fakes/fake-provider.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {

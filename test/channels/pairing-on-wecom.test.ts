@@ -17,11 +17,11 @@ import {
 } from "../../src/channels/index.ts";
 import { configSchema } from "../../src/config/index.ts";
 import { approvedText, approvePairing, PairingRequests } from "../../src/pairing/index.ts";
-import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
 import { createApp } from "../../src/server/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider, type FakeProvider } from "../fakes/fake-provider.ts";
 import { type FakeWeComApi, startFakeWeComApi } from "../fakes/wecom-api-server.ts";
 import { type FakeBotServer, startFakeBotServer } from "../fakes/wecom-bot-server.ts";
 import { postMessage, SAMPLE_SECRETS, wecomAppConfig } from "../fakes/wecom-callback-sender.ts";

@@ -1,12 +1,8 @@
 /** The real channel service with the real QQ adapter against the fake QQ platform, in process. */
 import { type ChannelService, createChannelService } from "../../src/channels/index.ts";
-import {
-  createFakeProvider,
-  type FakeProvider,
-  type FakeScript,
-} from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider, type FakeProvider, type FakeScript } from "../fakes/fake-provider.ts";
 import { FakeQqPlatform } from "../fakes/qq-platform.ts";
 
 export interface QqRig {

@@ -6,11 +6,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChannelService, createChannelService } from "../../src/channels/index.ts";
-import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
 import { createApp } from "../../src/server/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider, type FakeProvider } from "../fakes/fake-provider.ts";
 import { type FakeWeComApi, startFakeWeComApi } from "../fakes/wecom-api-server.ts";
 import {
   postMessage,

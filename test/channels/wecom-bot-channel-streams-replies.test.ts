@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ChannelService, createChannelService } from "../../src/channels/index.ts";
 import type { ProviderConfig } from "../../src/config/index.ts";
 import type { Provider } from "../../src/providers/index.ts";
-import { createFakeProvider, createProvider } from "../../src/providers/index.ts";
+import { createProvider } from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import {
   type FakeBotServer,
   type ReceivedFrame,

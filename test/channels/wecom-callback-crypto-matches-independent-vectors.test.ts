@@ -3,16 +3,18 @@
  * official sample's published URL-verification values, Python's `cryptography` package
  * and the openssl command line, each in both directions (theirs decrypts here, ours
  * decrypts there). The framing (random, length, receiveid, PKCS#7 to 32) for openssl is
- * written out in this test, not taken from the code under test.
+ * written out in this test, not taken from the code under test. clawbox only opens
+ * envelopes; the sealing direction checked here is the fake platform's
+ * (test/fakes/wecom-callback-sender.ts), which the other WeCom tests rely on.
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
   callbackSignature,
   openEnvelope,
-  sealEnvelope,
   signatureMatches,
 } from "../../src/channels/wecom/callback-crypto.ts";
+import { platformEncrypt } from "../fakes/wecom-callback-sender.ts";
 
 /** From the official WXBizMsgCrypt sample (企业微信 "加解密库下载与返回码" page). */
 const OFFICIAL = {
@@ -149,7 +151,7 @@ describe("WeCom callback crypto", () => {
       python({
         op: "open",
         encodingAESKey: OFFICIAL.encodingAESKey,
-        ciphers: messages.map((message) => sealEnvelope(config, message)),
+        ciphers: messages.map((message) => platformEncrypt(OFFICIAL, message)),
       }),
     ) as { message: string; receiveId: string }[];
     expect(opened).toEqual(messages.map((message) => ({ message, receiveId: OFFICIAL.corpId })));
@@ -170,7 +172,7 @@ describe("WeCom callback crypto", () => {
       );
       expect(openEnvelope(config, theirs)).toBe(message);
 
-      const plain = openssl(true, Buffer.from(sealEnvelope(config, message), "base64"));
+      const plain = openssl(true, Buffer.from(platformEncrypt(OFFICIAL, message), "base64"));
       const padding = plain[plain.length - 1] ?? 0;
       expect(plain.subarray(plain.length - padding).every((b) => b === padding)).toBe(true);
       const unpadded = plain.subarray(0, plain.length - padding);

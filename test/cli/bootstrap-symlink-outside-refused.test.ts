@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { runCli } from "../support/run-cli.ts";
 
 const dirs: string[] = [];

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/index.ts";
 import { createDeviceTools } from "../../src/devices/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import type { AgentTool, ToolContext, ToolOutput } from "../../src/tools/index.ts";
 import { createHarness } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { sshdMissing, startTestSshd, type TestSshd } from "../support/test-sshd.ts";
 
 if (sshdMissing) console.warn(`skipping ssh_exec against a real sshd: ${sshdMissing}`);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const bun = process.execPath;

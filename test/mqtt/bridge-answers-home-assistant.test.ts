@@ -14,9 +14,9 @@ import {
   type MqttBridge,
   topicLayout,
 } from "../../src/mqtt/index.ts";
-import { createFakeProvider, type FakeProvider } from "../../src/providers/index.ts";
 import { createLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider, type FakeProvider } from "../fakes/fake-provider.ts";
 import { type MqttProbe, startProbe } from "../support/mqtt-probe.ts";
 
 interface Broker {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/index.ts";
 import { isClawboxError } from "../../src/errors/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import {
   CronStore,
   createCronRunner,
@@ -13,6 +12,7 @@ import {
 } from "../../src/scheduler/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeProvider, type FakeScript } from "../../src/providers/index.ts";
 import {
   createFollowupExtractor,
   createScheduler,
@@ -12,6 +11,7 @@ import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
+import { createFakeProvider, type FakeScript } from "../fakes/fake-provider.ts";
 import { writeTinyGguf } from "../fixtures/tiny-gguf.ts";
 import { runCli } from "../support/run-cli.ts";
 

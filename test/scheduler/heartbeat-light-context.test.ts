@@ -2,7 +2,6 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Agent } from "../../src/agent/index.ts";
-import { createFakeProvider, type FakeScript } from "../../src/providers/index.ts";
 import {
   createDelivery,
   createHeartbeat,
@@ -13,6 +12,7 @@ import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
+import { createFakeProvider, type FakeScript } from "../fakes/fake-provider.ts";
 
 let harness: Harness | undefined;
 const closers: (() => Promise<void>)[] = [];

@@ -7,7 +7,6 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/index.ts";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import {
   CronStore,
   createCronRunner,
@@ -17,6 +16,7 @@ import {
 } from "../../src/scheduler/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {

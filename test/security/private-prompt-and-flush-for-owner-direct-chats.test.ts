@@ -8,8 +8,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageText } from "../../src/messages/index.ts";
-import { createFakeProvider, type ProviderRequest } from "../../src/providers/index.ts";
+import type { ProviderRequest } from "../../src/providers/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {

@@ -8,9 +8,9 @@
  * behind the real hono app on a loopback port.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 import { serveApp } from "../support/serve-app.ts";
 
 const OWNER_WEB = "agent:main:web:direct:owner";

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeProvider } from "../../src/providers/index.ts";
 import { createExecTool } from "../../src/tools/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 
 let harness: Harness | undefined;
 const dirs: string[] = [];

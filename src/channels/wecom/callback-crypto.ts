@@ -10,7 +10,7 @@
  * Callers verify the signature before calling `openEnvelope`.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { decrypt, encrypt } from "@wecom/crypto";
+import { decrypt } from "@wecom/crypto";
 import { ClawboxError } from "../../errors/index.ts";
 
 export interface CallbackCryptoConfig {
@@ -65,11 +65,6 @@ export function openEnvelope(config: CallbackCryptoConfig, cipherText: string): 
   }
   if (opened.id !== config.receiveId) throw badEnvelope("receiveid does not match the CorpID");
   return opened.message;
-}
-
-/** Encrypts a message for `receiveId` (used for passive replies and by tests). */
-export function sealEnvelope(config: CallbackCryptoConfig, message: string): string {
-  return encrypt(config.encodingAESKey, message, config.receiveId);
 }
 
 function badEnvelope(why: string, cause?: unknown): ClawboxError {

@@ -93,7 +93,7 @@ function withPath(config: ClawboxConfig, model: ModelWindow) {
 }
 
 /** `--session NAME` as chat takes it; default: the session `clawbox chat` continues (fresh when it has none yet). */
-function findSession(ctx: CliContext, name: string | undefined): SessionRow | undefined {
+function contextSession(ctx: CliContext, name: string | undefined): SessionRow | undefined {
   if (name !== undefined) return requireSession(ctx, name);
   const sessions = ctx.sessions();
   return ctx.store().sessions.byKey(sessions.defaultSession("cli", sessions.isOwner(CLI_SENDER)));
@@ -132,7 +132,7 @@ export const contextCommand: Command = {
         (message) => ctx.logger().warn(message),
       );
     }
-    const session: SessionRow | undefined = findSession(ctx, values.session);
+    const session: SessionRow | undefined = contextSession(ctx, values.session);
     const store = ctx.store();
     const paths = ctx.resolvedPaths();
     if (!existsSync(paths.workspace)) seedWorkspace(paths.workspace);

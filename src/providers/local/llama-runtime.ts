@@ -40,7 +40,7 @@ export function loadLlama(threads: number, logger?: Logger): Promise<Llama> {
         return await start();
       } catch (error) {
         logger?.debug("llama.cpp runtime did not start; trying once more", {
-          error: errorText(error),
+          error: errorMessage(error),
         });
         return await start();
       }
@@ -52,7 +52,7 @@ export function loadLlama(threads: number, logger?: Logger): Promise<Llama> {
   return llamaPromise.catch((error: unknown) => {
     throw new ClawboxError(
       "MODEL_LOAD_FAILED",
-      `llama.cpp runtime failed to start: ${errorText(error)}`,
+      `llama.cpp runtime failed to start: ${errorMessage(error)}`,
       {
         hint: "check that node-llama-cpp has a prebuilt binary for this platform",
         cause: error,
@@ -110,7 +110,7 @@ async function loadModelFile(path: string, threads: number, logger?: Logger): Pr
     if (isClawboxError(error)) throw error;
     throw new ClawboxError(
       "MODEL_LOAD_FAILED",
-      `${path}: llama.cpp could not load the model: ${errorText(error)}`,
+      `${path}: llama.cpp could not load the model: ${errorMessage(error)}`,
       {
         hint: "the file may be damaged, of an unsupported architecture, or too large for memory",
         cause: error,
@@ -128,7 +128,7 @@ async function withConsoleInLog<T>(logger: Logger | undefined, task: () => Promi
   const toLog =
     (level: string) =>
     (...args: unknown[]) =>
-      logger?.debug("node-llama-cpp", { level, message: args.map(errorText).join(" ").trim() });
+      logger?.debug("node-llama-cpp", { level, message: args.map(errorMessage).join(" ").trim() });
   console.log = toLog("log");
   console.info = toLog("info");
   console.warn = toLog("warn");
@@ -138,8 +138,4 @@ async function withConsoleInLog<T>(logger: Logger | undefined, task: () => Promi
   } finally {
     Object.assign(console, saved);
   }
-}
-
-export function errorText(error: unknown): string {
-  return errorMessage(error);
 }

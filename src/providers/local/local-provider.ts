@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { LocalProviderConfig } from "../../config/index.ts";
-import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage, isClawboxError } from "../../errors/index.ts";
 import { missingModelHint, missingModelPullCommand } from "../../models/index.ts";
 import type { Logger } from "../../system/index.ts";
 import { AssistantMessageBuilder } from "../assistant-message-builder.ts";
@@ -27,7 +27,7 @@ import { assistantKey, type PromptPiece, renderPrompt } from "./chat-prompt.ts";
 import { chatTemplateOf, describeChatTemplate } from "./chat-template.ts";
 import { LOCAL_CONTEXT_CAP } from "./context-cap.ts";
 import { replySchema } from "./json-reply-schema.ts";
-import { acquireModel, errorText, loadLlama, releaseModel } from "./llama-runtime.ts";
+import { acquireModel, loadLlama, releaseModel } from "./llama-runtime.ts";
 import { runTurn } from "./local-turn.ts";
 import { SessionSequences } from "./session-sequences.ts";
 
@@ -218,7 +218,7 @@ export class LocalProvider implements Provider {
       await releaseModel(path);
       throw new ClawboxError(
         "MODEL_LOAD_FAILED",
-        `${path}: could not create a llama.cpp context: ${errorText(error)}`,
+        `${path}: could not create a llama.cpp context: ${errorMessage(error)}`,
         {
           hint: "lower models.providers.<id>.contextSize or sessions (not enough memory?)",
           cause: error,
@@ -292,7 +292,7 @@ export class LocalProvider implements Provider {
 
 function classifyLocalFailure(error: unknown): ClawboxError {
   if (isClawboxError(error)) return error;
-  const text = errorText(error);
+  const text = errorMessage(error);
   if (/context size|context is full|no space|kv cache/i.test(text)) {
     return new ClawboxError("CONTEXT_OVERFLOW", `local model context exhausted: ${text}`, {
       cause: error,

@@ -1,10 +1,12 @@
 /**
- * A scripted provider for tests: each model call takes the next step of the script (or
+ * A scripted model provider for tests and benchmarks (never shipped: it lives under
+ * test/, and its kind is a real one, "openai" by default, so production has no "fake"
+ * kind): each model call takes the next step of the script (or
  * asks a function for it) and streams it through the same events as a real provider.
  * Steps can stream text/thinking, call tools, fail with a classified error, hang until
  * aborted, or drop mid-stream. Every request is recorded for assertions.
  */
-import { ClawboxError, type ErrorCode } from "../errors/index.ts";
+import { ClawboxError, type ErrorCode } from "../../src/errors/index.ts";
 import {
   type AssistantMessage,
   emptyUsage,
@@ -12,8 +14,13 @@ import {
   messageText,
   type ToolCall,
   type Usage,
-} from "../messages/index.ts";
-import type { Provider, ProviderEvent, ProviderKind, ProviderRequest } from "./provider.ts";
+} from "../../src/messages/index.ts";
+import type {
+  Provider,
+  ProviderEvent,
+  ProviderKind,
+  ProviderRequest,
+} from "../../src/providers/index.ts";
 
 export interface FakeStep {
   text?: string;
@@ -38,7 +45,7 @@ export interface FakeProviderOptions {
   id?: string;
   model?: string;
   contextWindow?: number;
-  /** What it stands in for (default "fake", which the fallback policy treats as a cloud model). */
+  /** What it stands in for (default "openai": a cloud model to the fallback policy). */
   kind?: ProviderKind;
   script: FakeScript;
 }
@@ -170,7 +177,7 @@ export function createFakeProvider(options: FakeProviderOptions): FakeProvider {
 
   return {
     id,
-    kind: options.kind ?? "fake",
+    kind: options.kind ?? "openai",
     model,
     requests,
     contextWindow: async () => options.contextWindow ?? 8192,
