@@ -14,9 +14,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory } from "../../src/memory/index.ts";
 import { messageText } from "../../src/messages/index.ts";
-import type { FakeScript, ProviderRequest } from "../../src/providers/index.ts";
+import type { ProviderRequest } from "../../src/providers/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { type QqRig, startQqRig } from "../channels/qq-service-harness.ts";
+import type { FakeScript } from "../fakes/fake-provider.ts";
 import { waitUntil } from "../fakes/qq-platform.ts";
 import { TINY_PNG } from "../fixtures/tiny-png.ts";
 
