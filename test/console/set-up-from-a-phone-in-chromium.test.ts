@@ -7,9 +7,10 @@
  * sends /pair and gets a code → Owners: Approve → they are told, and their next turn has
  * the owner tools → Workspace: a camera added to TOOLS.md (a mistake shown on its line
  * first) → the next turn offers camera_snapshot → Reminders: one in a minute for that QQ
- * user → delivered to them once. Then every page at 390 and 1280 px: nothing wider than
- * the window, the context bar's parts drawn and filling it, no console error (CSP
- * included) anywhere. Screenshots in test/.artifacts/console-setup/.
+ * user → delivered to them once. Then every page (and the login page) at 390 and 1280
+ * px: nothing wider than the window, no visible heading, control, table or bar collapsed
+ * to 0 px, the context bar's parts drawn and filling it, no console error (CSP included)
+ * anywhere. Screenshots in test/.artifacts/console-setup/.
  */
 import { Database } from "bun:sqlite";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -279,11 +280,18 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
     await expect(page.locator("#runs").textContent()).resolves.toContain("ok");
   }, 150_000);
 
-  it("every page at 390 and 1280 px: no wider than the window, the bar filled, no console or CSP error", async () => {
+  it("every page at 390 and 1280 px: no wider than the window, nothing shown collapsed, the bar filled, no console or CSP error", async () => {
     const desk = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const wide = await desk.newPage();
     watch(wide);
     // The same login on the desktop, by a one-time link this time.
+    await wide.goto(base);
+    await wide.locator("input[name=secret]").waitFor();
+    const login = await wide.evaluate<{ page: number; window: number }>(
+      "({ page: document.documentElement.scrollWidth, window: window.innerWidth })",
+    );
+    expect(login.page).toBeLessThanOrEqual(login.window);
+    await wide.screenshot({ path: join(SHOTS, "login-1280.png") });
     const link = /console: open (http:\/\/\S+)/.exec(output)?.[1] ?? "";
     await wide.goto(link);
     await wide.waitForSelector("#chat-input");
@@ -300,6 +308,15 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
           "({ page: document.documentElement.scrollWidth, window: window.innerWidth })",
         );
         expect(widths.page, `${name} at ${width} px`).toBeLessThanOrEqual(widths.window);
+        // Whatever the page shows is drawn: no visible heading, control, table or bar
+        // collapsed to nothing (the empty context bar was such a box, its parts 0 px wide).
+        const collapsed = await p.evaluate<string[]>(`[...document.querySelectorAll(
+            "header, nav a, main h1, main h2, main button, main input, main select, main textarea, main table, main .progress, main .seg, main label"
+          )]
+          .filter((el) => el.checkVisibility())
+          .filter((el) => { const r = el.getBoundingClientRect(); return r.width <= 0 || r.height <= 0; })
+          .map((el) => el.outerHTML.slice(0, 80))`);
+        expect(collapsed, `${name} at ${width} px`).toEqual([]);
         // No placeholder leaking into what a person reads (the rendered text, hence innerText).
         // biome-ignore lint/performance/useDomNodeTextContent: the text as shown is the point
         const shown = (await p.locator("main").innerText()).replace(/nullable/g, "");
