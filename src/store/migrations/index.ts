@@ -9,6 +9,7 @@ import { pairing } from "./0410-pairing.ts";
 import { pairingPendingNote } from "./0411-pairing-pending-note.ts";
 import { scheduler } from "./0430-scheduler.ts";
 import { mqttOutgoing } from "./0440-mqtt-outgoing.ts";
+import { outboxByPeer } from "./0450-outbox-by-peer.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   pairingPendingNote,
   scheduler,
   mqttOutgoing,
+  outboxByPeer,
 ];
