@@ -50,7 +50,8 @@ async function workspacePage(name) {
                   { type: "button", class: "link", onclick: () => goToLine(p.line) },
                   `line ${p.line}`,
                 ),
-                `: ${p.message.replace(/^TOOLS\.md:\d+: /, "")}`,
+                // The line is the button; the parser's own "TOOLS.md line N: " would say it twice.
+                `: ${p.message.replace(/^TOOLS\.md(?::| line )\d+: /, "")}`,
               ),
             ),
           )
