@@ -15,6 +15,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fakeModelsSection } from "../../test/e2e/qq-run-support.ts";
 import { openaiText, startFakeOpenAI } from "../../test/fakes/openai-server.ts";
 import { FakeQqPlatform, waitUntil } from "../../test/fakes/qq-platform.ts";
 import { CLAWBOX_BIN } from "../../test/support/spawn-cli.ts";
@@ -54,17 +55,7 @@ writeFileSync(
   join(home, "clawbox.json"),
   JSON.stringify({
     agent: { owners: ["cli", `qq:${OWNER}`] },
-    models: {
-      primary: "cloud",
-      providers: {
-        cloud: {
-          kind: "openai",
-          baseUrl: `${model.url}/v1`,
-          model: "fake",
-          authProfiles: [{ id: "k", apiKey: "sk-bench-not-secret" }],
-        },
-      },
-    },
+    models: fakeModelsSection(model.url),
     memory: { enabled: false },
     channels: {
       qq: {
