@@ -48,14 +48,18 @@ export interface StartOptions {
   onDamage?: "refuse" | "report";
   /**
    * Give memory back after busy periods (run: the service): once no turn has run for
-   * IDLE_TRIM_MS, per-session caches are dropped, SQLite shrinks its page cache and one
-   * full garbage collection returns free pages (src/system/idle-trim.ts).
+   * IDLE_TRIM_MS (or, on a box busy without a pause, between two turns every
+   * BUSY_TRIM_MS), per-session caches are dropped, SQLite shrinks its page cache, and a
+   * full garbage collection and JavaScriptCore's footprint shrink return free pages
+   * (src/system/idle-trim.ts).
    */
   trimWhenIdle?: boolean;
 }
 
 /** Idle time after the last turn before the service gives memory back. */
 export const IDLE_TRIM_MS = 10_000;
+/** A box busy without a pause gives memory back between two turns this often. */
+export const BUSY_TRIM_MS = 30_000;
 
 /** `agent` whose turns count as activity for `trimmer`. */
 function trackedAgent(agent: Agent, trimmer: IdleTrimmer): Agent {
@@ -110,6 +114,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
   const trimmer = options.trimWhenIdle
     ? createIdleTrimmer({
         afterMs: IDLE_TRIM_MS,
+        busyEveryMs: BUSY_TRIM_MS,
         hooks: [() => observed.trim(IDLE_TRIM_MS), () => store.shrinkMemory()],
         logger: logger.child("memory"),
       })

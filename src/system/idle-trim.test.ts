@@ -6,7 +6,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let trimmer: IdleTrimmer | undefined;
 afterEach(() => trimmer?.close());
 
-function setup(afterMs = 40) {
+function setup(afterMs = 40, busyEveryMs?: number) {
   const steps: string[] = [];
   const lines: string[] = [];
   trimmer = createIdleTrimmer({
@@ -20,6 +20,7 @@ function setup(afterMs = 40) {
     ],
     logger: createLogger({ level: "info", write: (line) => lines.push(line) }),
     collect: () => steps.push("gc"),
+    ...(busyEveryMs !== undefined ? { busyEveryMs } : {}),
   });
   return { trimmer, steps, lines };
 }
@@ -57,6 +58,27 @@ describe("idle trim", () => {
     );
     await sleep(200);
     expect(trimmer.trims()).toBe(1);
+  });
+
+  it("trims between back-to-back tasks once busyEveryMs has passed, never during one", async () => {
+    const { trimmer, steps } = setup(60_000, 150);
+    const during: number[] = [];
+    const started = Date.now();
+    while (Date.now() - started < 700) {
+      await trimmer.track(
+        (async () => {
+          const before = trimmer.trims();
+          await sleep(20);
+          during.push(trimmer.trims() - before);
+        })(),
+      );
+      await sleep(2);
+    }
+    // About one trim per 150 ms of back-to-back work, none while a task ran.
+    expect(trimmer.trims()).toBeGreaterThanOrEqual(2);
+    expect(trimmer.trims()).toBeLessThanOrEqual(5);
+    expect(during.every((n) => n === 0)).toBe(true);
+    expect(steps.filter((s) => s === "gc")).toHaveLength(trimmer.trims());
   });
 
   it("does nothing after close", async () => {

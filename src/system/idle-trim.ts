@@ -9,9 +9,12 @@
  * next turn compiles what it runs again, a few milliseconds. Measured with
  * `npm run bench -- rss-after-use` (docs/BENCHMARKS.md): after 1,000 turns the full
  * collection alone left ≈ 24 MB anonymous memory, with the shrink ≈ 13 MB (11 at READY).
+ * A box that is never quiet that long (turns back to back) trims in the first gap
+ * between two tasks once `busyEveryMs` has passed since the last trim, so memory does
+ * not climb through a long busy spell either.
  *
  * Guarantees: it runs at most once per idle period (a quiet box does no repeated
- * work), never while a task runs, and never keeps the process alive (the timer is
+ * work) and at most once per `busyEveryMs` while busy, never while a task runs, and never keeps the process alive (the timer is
  * unref'd). A throwing hook is logged and the others still run.
  */
 
@@ -33,8 +36,15 @@ export interface IdleTrimOptions {
   /** Each drops something kept only to speed up later work. Must not throw (it is logged). */
   hooks: readonly (() => void)[];
   logger?: Logger;
-  /** The full collection (default `Bun.gc(true)`). */
+  /** The full collection (default: `Bun.gc(true)` then `Bun.shrink()`). */
   collect?: () => void;
+  /**
+   * A box that never goes quiet for `afterMs` (back-to-back turns) also trims, in the
+   * first gap between tasks once this long has passed since the last trim.
+   */
+  busyEveryMs?: number;
+  /** Clock (ms), for tests. */
+  now?: () => number;
 }
 
 /**
@@ -52,10 +62,13 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
   let trims = 0;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const now = options.now ?? Date.now;
+  let lastTrim = now();
 
   const trim = () => {
     timer = undefined;
     if (closed) return;
+    lastTrim = now();
     const before = process.memoryUsage.rss();
     for (const hook of options.hooks) {
       try {
@@ -77,7 +90,9 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
   const schedule = () => {
     if (closed) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(trim, options.afterMs);
+    const busyTooLong =
+      options.busyEveryMs !== undefined && now() - lastTrim >= options.busyEveryMs;
+    timer = setTimeout(trim, busyTooLong ? 0 : options.afterMs);
     timer.unref?.();
   };
   // Starting up is a burst of its own.
