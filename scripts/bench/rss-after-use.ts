@@ -12,7 +12,10 @@
  *  - RSS after `--idle-s` seconds idle (default 30), sampled every 5 s;
  *  - the slope of RSS in KiB per turn over a further `--slope-turns` turns (default
  *    5,000, same sessions): the least-squares line through samples every 100 turns
- *    (also reported for the second half alone).
+ *    (also reported for the second half alone, and through the lowest sample of each
+ *    500 turns, which leaves out where a sample falls between two collections);
+ *  - RSS after the same idle period again, and what it kept per turn of the further
+ *    turns ((idle again − idle) ÷ slope turns: memory the box does not give back).
  *
  * RSS is VmRSS from /proc/<pid>/status, split into RssAnon (JS heap, JIT code,
  * allocators) and RssFile (mostly the pages of the binary's code that have run). The
@@ -194,15 +197,9 @@ try {
   log(
     `RSS after ${turns} turns over ${sessions} sessions: ${describe(after)}; ${Math.round(burstMs / turns)} ms/turn, ${cpuPerTurn.toFixed(1)} ms CPU/turn in the box`,
   );
-  const idleSamples: { s: number; mb: number }[] = [];
-  for (let s = 5; s <= idleSeconds; s += 5) {
-    await Bun.sleep(5000);
-    idleSamples.push({ s, mb: mb(rssKb(pid)) });
-  }
+  const idleSamples = await idleFor(idleSeconds);
   const idle = rssParts(pid);
-  log(
-    `RSS after ${idleSeconds} s idle: ${describe(idle)}; every 5 s: ${idleSamples.map((x) => x.mb).join(", ")}`,
-  );
+  log(`RSS after ${idleSeconds} s idle: ${describe(idle)}; every 5 s: ${idleSamples.join(", ")}`);
   const samples: { turn: number; kb: number }[] = [];
   await drive(turns, slopeTurns, (n) => {
     if (n % 100 === 0) samples.push({ turn: n, kb: rssKb(pid) });
@@ -211,8 +208,17 @@ try {
   const slope = leastSquaresSlope(points);
   const slopeSecondHalf = leastSquaresSlope(points.filter(([turn]) => turn > slopeTurns / 2));
   const end = rssParts(pid);
+  const floors = windowFloors(points, 500);
+  const floorSlope = leastSquaresSlope(floors);
   log(
-    `RSS after ${slopeTurns} more turns: ${describe(end)}; slope ${slope.toFixed(3)} KiB/turn (second half ${slopeSecondHalf.toFixed(3)})`,
+    `RSS after ${slopeTurns} more turns: ${describe(end)}; slope ${slope.toFixed(3)} KiB/turn (second half ${slopeSecondHalf.toFixed(3)}, lowest of each 500 turns ${floorSlope.toFixed(3)})`,
+  );
+  // The same idle period again: what the box keeps after the further turns.
+  const idleAgainSamples = slopeTurns > 0 ? await idleFor(idleSeconds) : [];
+  const idleAgain = rssParts(pid);
+  const retainedSlope = slopeTurns > 0 ? ((idleAgain.rssMb - idle.rssMb) * 1024) / slopeTurns : 0;
+  log(
+    `RSS after ${idleSeconds} s idle again: ${describe(idleAgain)}; retained ${retainedSlope.toFixed(3)} KiB/turn`,
   );
   const round = (n: number) => Math.round(n * 1000) / 1000;
   const result = {
@@ -225,10 +231,14 @@ try {
     rssAfterTurnsMb: after.rssMb,
     rssIdleMb: idle.rssMb,
     rssEndMb: end.rssMb,
+    rssIdleAgainMb: idleAgain.rssMb,
     slopeKiBPerTurn: round(slope),
     slopeSecondHalfKiBPerTurn: round(slopeSecondHalf),
-    parts: { ready, afterTurns: after, idle, end },
-    idleSamplesMb: idleSamples.map((x) => x.mb),
+    floorSlopeKiBPerTurn: round(floorSlope),
+    retainedKiBPerTurn: round(retainedSlope),
+    parts: { ready, afterTurns: after, idle, end, idleAgain },
+    idleSamplesMb: idleSamples,
+    idleAgainSamplesMb: idleAgainSamples,
     /** RSS every 100 turns of the slope phase. */
     slopeSamplesMb: samples.map((s) => mb(s.kb)),
     msPerTurn: Math.round((burstMs / turns) * 10) / 10,
@@ -244,6 +254,29 @@ try {
   await service.exited;
   model.close();
   rmSync(home, { recursive: true, force: true });
+}
+
+/** RSS every 5 s for `seconds` (MB). */
+async function idleFor(seconds: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let s = 5; s <= seconds; s += 5) {
+    await Bun.sleep(5000);
+    samples.push(mb(rssKb(pid)));
+  }
+  return samples;
+}
+
+/** The lowest sample of each `width` turns, at the window's middle: RSS between collections. */
+function windowFloors(
+  points: readonly (readonly [number, number])[],
+  width: number,
+): (readonly [number, number])[] {
+  const floors = new Map<number, number>();
+  for (const [turn, kb] of points) {
+    const window = Math.floor((turn - 1) / width);
+    floors.set(window, Math.min(floors.get(window) ?? Number.POSITIVE_INFINITY, kb));
+  }
+  return [...floors].map(([window, kb]) => [window * width + width / 2, kb] as const);
 }
 
 function leastSquaresSlope(points: readonly (readonly [number, number])[]): number {
