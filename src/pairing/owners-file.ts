@@ -37,10 +37,16 @@ export async function addOwner(target: OwnersFile, ownerId: string): Promise<str
 /** Removes `ownerId`; returns the new list. Refuses an unknown id and the last owner. */
 export async function removeOwner(target: OwnersFile, ownerId: string): Promise<string[]> {
   const owners = currentOwners(target);
-  if (!owners.includes(ownerId))
+  if (!owners.includes(ownerId)) {
+    // Owners are "channel:id": a bare id that matches one is named in full.
+    const meant = owners.filter((id) => id.slice(id.indexOf(":") + 1) === ownerId);
     throw new ClawboxError("NOT_FOUND", `${ownerId} is not in agent.owners`, {
-      hint: "see clawbox pairing list",
+      hint:
+        meant.length > 0
+          ? `owners are named with their channel: did you mean ${meant.map((id) => `clawbox pairing remove ${id}`).join(" or ")}?`
+          : "see clawbox pairing list",
     });
+  }
   if (owners.length === 1)
     throw new ClawboxError(
       "CONFIG_INVALID",
