@@ -7,22 +7,41 @@
  * the checks share: waiting for the service, the arm64 .deb, and the guest's view of it.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeCard } from "./card.ts";
 import { type Image, Machine, prepareRun, ROOT } from "./machine.ts";
 
 export const SERVICE_TIMEOUT_MS = 15 * 60_000;
 
-/** dist/clawbox_<version>_arm64.deb, built with scripts/build.sh when absent. */
+/** Newest modification time (ms) of the files the .deb is built from. */
+function newestSource(): number {
+  let newest = statSync(join(ROOT, "package.json")).mtimeMs;
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  };
+  for (const dir of ["src", "systemd", "firmware-config"]) walk(join(ROOT, dir));
+  return newest;
+}
+
+/**
+ * dist/clawbox_<version>_arm64.deb, built with scripts/build.sh when absent or older than
+ * a file under src/, systemd/ or firmware-config/ (a machine run tests the code at hand).
+ */
 export function ensureDeb(log: (line: string) => void, given?: string): string {
   if (given) return given;
   const version = (
     JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }
   ).version;
   const deb = join(ROOT, "dist", `clawbox_${version}_arm64.deb`);
-  if (existsSync(deb)) return deb;
-  log(`${deb} missing: building it (scripts/build.sh --arch arm64)`);
+  if (existsSync(deb) && statSync(deb).mtimeMs >= newestSource()) return deb;
+  log(
+    `${deb} ${existsSync(deb) ? "older than the sources" : "missing"}: building it (scripts/build.sh --arch arm64)`,
+  );
   const result = spawnSync("bash", [join(ROOT, "scripts/build.sh"), "--arch", "arm64"], {
     stdio: ["ignore", "inherit", "inherit"],
   });
