@@ -13,15 +13,9 @@ import { ROOT } from "./machine.ts";
 export const OWNER = "owner";
 export const HOSTNAME = "clawbox";
 export const TIMEZONE = "Asia/Shanghai";
-/**
- * The Pi's cmdline.txt, with the machine's console and root disk. Devices and units get
- * 10 minutes instead of systemd's 90 s: under TCG on a loaded host udev was starved that
- * long (/dev/vdb and /dev/ttyAMA0 timed out, /boot/firmware was not mounted and the
- * machine stopped in emergency mode, once after a power cut and once on the first boot),
- * which says nothing about a Pi.
- */
+/** The Pi's cmdline.txt, with the machine's console and root disk. */
 export const BASE_CMDLINE =
-  "console=ttyAMA0 root=/dev/vda rootfstype=ext4 fsck.repair=yes rootwait quiet systemd.default_device_timeout_sec=600 systemd.default_timeout_start_sec=600";
+  "console=ttyAMA0 root=/dev/vda rootfstype=ext4 fsck.repair=yes rootwait quiet";
 
 export function writeCard(
   dir: string,
