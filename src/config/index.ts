@@ -17,6 +17,7 @@ export {
   parseConfigText,
   validateConfig,
 } from "./load-config.ts";
+export { loadServerSection } from "./load-server-section.ts";
 export { type ClawboxConfig, configSchema } from "./schema.ts";
 export type { AgentConfig } from "./sections/agent.ts";
 export type {

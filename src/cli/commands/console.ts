@@ -6,6 +6,7 @@
  * for the service running now.
  */
 import { existsSync } from "node:fs";
+import { loadServerSection, type ServerConfig } from "../../config/index.ts";
 import {
   consoleLinkBase,
   issueTicket,
@@ -14,7 +15,8 @@ import {
   readLoginSecret,
   TICKET_TTL_MS,
 } from "../../console/index.ts";
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, isClawboxError } from "../../errors/index.ts";
+import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { parseWith } from "../parse-args.ts";
@@ -23,6 +25,23 @@ const URL_ARGS = {
   options: { port: { type: "string" }, host: { type: "string" } },
   positionals: false,
 } as const;
+
+/**
+ * The server's address from the config; while the file is invalid elsewhere, from its
+ * `server` section alone (the link needs nothing else), with a note saying so.
+ */
+function serverOf(ctx: CliContext): ServerConfig {
+  try {
+    return ctx.config().config.server;
+  } catch (error) {
+    if (!isClawboxError(error, "CONFIG_INVALID")) throw error;
+    const server = loadServerSection(ctx.paths.configFile, ctx.env);
+    ctx.stderr.write(
+      `note: ${ctx.paths.configFile} is not valid (clawbox config check lists why); the link uses its server section only\n`,
+    );
+    return server;
+  }
+}
 
 export const consoleCommand: Command = {
   name: "console",
@@ -53,7 +72,7 @@ export const consoleCommand: Command = {
         });
       throw error;
     }
-    const { server } = ctx.config().config;
+    const server = serverOf(ctx);
     const port = values.port === undefined ? server.port : Number(values.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535)
       throw new ClawboxError("CLI_USAGE", `--port: not a port number: ${values.port}`);
