@@ -1,3 +1,8 @@
+/**
+ * The agent: one turn from a person's message to the reply (context, model calls with
+ * fallback, tools, steering and follow-ups), sessions queued one turn at a time, and the
+ * slash commands. Channels, the server and the CLI depend on it, never the reverse.
+ */
 export type { AgentEvent, AssistantStreamEvent } from "./agent-events.ts";
 export type { ChatRequest, ChatResult } from "./chat-request.ts";
 export {

@@ -25,13 +25,8 @@ export type {
   SendOutcome,
   WebhookHandler,
 } from "./channel.ts";
-export {
-  type AdapterDeps,
-  CHANNELS,
-  type ChannelDefinition,
-  type ChannelSettings,
-  channelDefinition,
-} from "./channel-registry.ts";
+export type { AdapterDeps, ChannelDefinition, ChannelSettings } from "./channel-definition.ts";
+export { CHANNELS, channelDefinition } from "./channel-registry.ts";
 export {
   type ChannelService,
   type ChannelServiceDeps,

@@ -8,7 +8,8 @@ import type { Database } from "bun:sqlite";
 import type { ClawboxConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
 import type { ChannelTarget } from "./channel.ts";
-import { type ChannelSettings, channelDefinition } from "./channel-registry.ts";
+import type { ChannelSettings } from "./channel-definition.ts";
+import { channelDefinition } from "./channel-registry.ts";
 import { Outbox } from "./outbox.ts";
 import { shapeReply } from "./reply-shaping.ts";
 

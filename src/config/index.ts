@@ -1,3 +1,8 @@
+/**
+ * The configuration: `clawbox.json` (JSON5) read, checked against one schema assembled
+ * from each area's section, with environment overrides and key-path errors; edited in
+ * place (comments kept, atomic write) and watched for live reloads.
+ */
 export {
   type ConfigEdit,
   type ConfigValue,

@@ -28,8 +28,8 @@ import {
   type FormField,
   shownValue,
 } from "./channel-forms.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError, readBody } from "./json-body.ts";
 import { storedSecretRefusal } from "./secret-destination.ts";
 

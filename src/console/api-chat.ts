@@ -11,8 +11,8 @@ import type { AgentEvent } from "../agent/index.ts";
 import { isClawboxError } from "../errors/index.ts";
 import { messageText } from "../messages/index.ts";
 import { z } from "../schema/index.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError, readBody } from "./json-body.ts";
 
 const MAX_IMAGE_BASE64 = 8 * 1024 * 1024;

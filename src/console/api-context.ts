@@ -10,8 +10,8 @@ import { primaryModelWindow } from "../providers/index.ts";
 import { isOwner, reportToolDefinitions } from "../tools/index.ts";
 import { consoleSender } from "./api-chat.ts";
 import { findConsoleSession } from "./api-sessions.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError } from "./json-body.ts";
 
 export function registerContextRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {

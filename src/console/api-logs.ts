@@ -7,8 +7,8 @@
  */
 import type { Hono } from "hono";
 import { collectSecrets, type LogLevel, redact } from "../system/index.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 
 const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import type { Hono } from "hono";
 import { DREAMS_FILE, listMemoryFiles } from "../memory/index.ts";
 import { formatBytes } from "../system/index.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError } from "./json-body.ts";
 
 /** The newest dreaming entry of DREAMS.md, or null when dreaming never ran. */

@@ -19,8 +19,8 @@ import {
 } from "../models/index.ts";
 import { z } from "../schema/index.ts";
 import { formatBytes } from "../system/index.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError, readBody } from "./json-body.ts";
 import { ModelPullJob } from "./model-pull-job.ts";
 import { applyModelSettings } from "./model-settings.ts";

@@ -19,8 +19,8 @@ import {
 } from "../pairing/index.ts";
 import { z } from "../schema/index.ts";
 import { consoleSender } from "./api-chat.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError, readBody } from "./json-body.ts";
 
 const codeBody = z.object({ code: z.string().check(z.minLength(1), z.maxLength(40)) });

@@ -14,8 +14,8 @@ import { toClawboxError } from "../errors/index.ts";
 import { CronStore, describeSchedule, FollowupStore, type Origin } from "../scheduler/index.ts";
 import { z } from "../schema/index.ts";
 import { consoleSender, defaultConsoleSession } from "./api-chat.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError, readBody } from "./json-body.ts";
 
 const addBody = z.object({

@@ -9,8 +9,8 @@ import { isClawboxError } from "../errors/index.ts";
 import type { Message, TranscriptEntry } from "../messages/index.ts";
 import { exportSessionJsonl, type SessionRow } from "../store/index.ts";
 import { consoleSessionKey, defaultConsoleSession } from "./api-chat.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError } from "./json-body.ts";
 
 /** Largest image sent back inline (base64 chars); bigger ones are named, not shown. */

@@ -8,8 +8,8 @@ import { type CheckResult, checkDatabase, checkModels, checkWorkspace } from "..
 import { toClawboxError } from "../errors/index.ts";
 import { memoryDoctorChecks } from "../memory/index.ts";
 import { formatBytes } from "../system/index.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 
 const OPTIONAL_AREAS = ["channels", "mqtt"] as const;
 

@@ -17,8 +17,8 @@ import type { Hono } from "hono";
 import { z } from "../schema/index.ts";
 import { writeFileAtomic } from "../system/index.ts";
 import { outsideWorkspace, parseToolsMd } from "../workspace/index.ts";
-import type { ConsoleEnv } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError, readBody } from "./json-body.ts";
 
 export const EDITABLE_FILES = [

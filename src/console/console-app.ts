@@ -25,10 +25,9 @@ import { registerWorkspaceRoutes } from "./api-workspace.ts";
 import { assetUrl, type ConsoleAsset, consoleAssets } from "./console-assets.ts";
 import { ConsoleAuth, type LoginOutcome, SESSION_HEADER } from "./console-auth.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import type { ConsoleEnv } from "./console-env.ts";
 import { apiError } from "./json-body.ts";
 import { appShell, loggedInPage, loginPage } from "./page-shell.ts";
-
-export type ConsoleEnv = { Variables: { expiresAt: number } };
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Every console API body but a chat turn's (which may carry images). */

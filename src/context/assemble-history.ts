@@ -13,9 +13,9 @@ import {
 } from "../messages/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type BranchMessage, branchMessages } from "./branch-messages.ts";
-import type { ModelKind } from "./context-engine.ts";
 import { type PruneOptions, type PruneReport, pruneToolResults } from "./prune-tool-results.ts";
 import { type RepairReport, repairTranscript } from "./repair-transcript.ts";
+import type { ModelKind } from "./run-kinds.ts";
 
 export interface HistoryInput {
   store: Store;

@@ -6,7 +6,7 @@
  * files go to the system prompt when present.
  */
 import type { BootstrapFileName } from "../workspace/index.ts";
-import type { ModelKind, RunKind } from "./context-engine.ts";
+import type { ModelKind, RunKind } from "./run-kinds.ts";
 
 export type Destination = "system" | "user" | "excluded";
 

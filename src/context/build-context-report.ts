@@ -8,9 +8,10 @@ import { createHash } from "node:crypto";
 import type { SessionRow } from "../store/index.ts";
 import { readWorkspaceState } from "../workspace/index.ts";
 import type { assembleHistory } from "./assemble-history.ts";
-import type { AssembleInput, ModelKind, RunKind } from "./context-engine.ts";
+import type { AssembleInput } from "./context-engine.ts";
 import type { ContextReport } from "./context-report.ts";
 import type { preparePrompt } from "./prepare-prompt.ts";
+import type { ModelKind, RunKind } from "./run-kinds.ts";
 
 export interface ContextReportParts {
   session: SessionRow | undefined;

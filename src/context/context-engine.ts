@@ -9,10 +9,9 @@ import type { Message, TranscriptEntry, UserMessage } from "../messages/index.ts
 import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import type { ContextReport } from "./context-report.ts";
-import type { TokenSource } from "./token-counter.ts";
+import type { ModelKind, RunKind } from "./run-kinds.ts";
 
-export type RunKind = "interactive" | "subagent" | "cron" | "heartbeat";
-export type ModelKind = "local" | "cloud";
+import type { TokenSource } from "./token-counter.ts";
 
 /** Per-turn facts: they lead the new user message, never the system prompt or tools. */
 export interface DynamicContext {

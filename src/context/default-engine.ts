@@ -32,14 +32,13 @@ import type {
   CompactResult,
   ContextEngine,
   ContextReportInput,
-  ModelKind,
-  RunKind,
 } from "./context-engine.ts";
 import type { ContextReport } from "./context-report.ts";
 import { fitPending, messageTooLongError } from "./fit-pending.ts";
 import { MessageTokenCache } from "./message-token-cache.ts";
 import { type PromptEnv, preparePrompt } from "./prepare-prompt.ts";
 import { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
+import type { ModelKind, RunKind } from "./run-kinds.ts";
 import { skillDirsFor } from "./skill-dirs.ts";
 import { templateOverhead } from "./template-overhead.ts";
 import { createTokenCounter, type TokenCounter, type TokenSource } from "./token-counter.ts";

@@ -21,6 +21,7 @@ export { estimateTextTokens, IMAGE_TOKENS } from "./estimate-tokens.ts";
 export { ownText } from "./pending-message.ts";
 export { HARD_CLEAR_TEXT, IMAGE_REMOVED_TEXT, MEDIA_REMOVED_TEXT } from "./prune-tool-results.ts";
 export { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
+export type { ModelKind, RunKind } from "./run-kinds.ts";
 export {
   createTokenCounter,
   estimateMessageTokens,

@@ -37,9 +37,9 @@ import {
   WORKSPACE_UNREACHABLE_NOTE,
 } from "./bootstrap-destination.ts";
 import { type BudgetCaps, bootstrapCharsFor, budgetCaps, fitTools } from "./budget-planner.ts";
-import type { ModelKind, RunKind } from "./context-engine.ts";
 import type { FileReport } from "./context-report.ts";
 import { degradePrompt, type PromptShape } from "./degrade-prompt.ts";
+import type { ModelKind, RunKind } from "./run-kinds.ts";
 import { type TemplateOverhead, templateOverhead } from "./template-overhead.ts";
 import type { TokenCounter } from "./token-counter.ts";
 

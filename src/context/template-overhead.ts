@@ -10,7 +10,7 @@
  * against their windows and already inside the estimator's margin.
  */
 import { CHATML_TEMPLATE, localToolsSection } from "../providers/index.ts";
-import type { ModelKind } from "./context-engine.ts";
+import type { ModelKind } from "./run-kinds.ts";
 import type { TokenCounter } from "./token-counter.ts";
 
 export interface TemplateOverhead {

@@ -1,3 +1,7 @@
+/**
+ * Home Assistant over MQTT: the bridge (discovery, prompts in, replies out, exactly once
+ * across crashes), its status file for the CLI and doctor, and the broker probe.
+ */
 export {
   CONNECTION_STATES,
   type ConnectionState,

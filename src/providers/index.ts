@@ -1,15 +1,10 @@
-export { AnthropicProvider } from "./anthropic/anthropic-provider.ts";
-export { AssistantMessageBuilder } from "./assistant-message-builder.ts";
-export { type AuthProfile, AuthProfiles, parseRetryAfter } from "./auth-profiles.ts";
-export {
-  classifyHttpError,
-  classifyStreamError,
-  classifyThrown,
-  isBillingText,
-  isOverflowText,
-  isRateLimitText,
-} from "./classify-error.ts";
-export { createProvider, type ProviderDeps } from "./create-provider.ts";
+/**
+ * Model providers: the local llama.cpp model and the cloud APIs (OpenAI-compatible,
+ * Anthropic) behind one streaming `Provider` contract, with failures classified into
+ * error codes the fallback policy branches on. Only what other areas use is exported.
+ */
+export { isOverflowText } from "./classify-error.ts";
+export { createProvider } from "./create-provider.ts";
 export { failureMessage } from "./failure-message.ts";
 export { toolsSection as localToolsSection } from "./local/chat-prompt.ts";
 export {
@@ -26,18 +21,12 @@ export {
   primaryModel,
   primaryModelWindow,
 } from "./model-window.ts";
-export { OpenAIProvider } from "./openai/openai-provider.ts";
 export type {
   ChatTemplate,
   Provider,
-  ProviderEvent,
   ProviderKind,
   ProviderRequest,
-  ProviderStats,
-  RequestStats,
   ThinkingLevel,
   ToolDefinition,
 } from "./provider.ts";
-export { RemoteProvider, type RemoteProviderDeps } from "./remote-provider.ts";
-export { normalizeToolSchema, type SchemaDialect } from "./tool-schema.ts";
-export { type CostPerMillion, computeCost, makeUsage, withCost } from "./usage-cost.ts";
+export { type CostPerMillion, withCost } from "./usage-cost.ts";

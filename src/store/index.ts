@@ -1,3 +1,7 @@
+/**
+ * The SQLite store: sessions, transcripts (a tree of entries), leases and migrations,
+ * opened with the settings that make an acknowledged write survive a power cut.
+ */
 export { applyMigrations } from "./apply-migrations.ts";
 export {
   DAMAGED_DATABASE_HINT,

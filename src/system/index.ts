@@ -1,3 +1,8 @@
+/**
+ * What the box itself offers every area: crash-safe writes, bounded child processes,
+ * logging with redaction, paths of the home, native modules loaded lazily, systemd
+ * notifications and the clock. Depends on errors and schema only.
+ */
 export { type AtomicWriteOptions, removeFileDurable, writeFileAtomic } from "./atomic-write.ts";
 export { type BootClock, systemBootClock } from "./boot-clock.ts";
 export {

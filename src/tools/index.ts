@@ -1,3 +1,8 @@
+/**
+ * The agent's tools: files in the workspace (read, write, edit, apply_patch), exec,
+ * sessions, and the policy that says which tools a sender and a model may see. Owner
+ * files and owner-only tools never reach a stranger.
+ */
 export { parsePatch } from "./apply-patch-tool.ts";
 export { createBaseTools } from "./base-tools.ts";
 export { createExecTool, type ExecLimits } from "./exec-tool.ts";

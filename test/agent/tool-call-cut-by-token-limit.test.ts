@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { OpenAIProvider } from "../../src/providers/index.ts";
+import { OpenAIProvider } from "../../src/providers/openai/openai-provider.ts";
 import { lengthCutToolCall } from "../fakes/openai-compatible-quirks.ts";
 import { openaiText, type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { createHarness, expectRepaired, type Harness, ownerRequest } from "./agent-harness.ts";

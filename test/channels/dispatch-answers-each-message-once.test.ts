@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Dispatcher, type InboundMessage } from "../../src/channels/index.ts";
-import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
+import { qqCapabilities } from "../../src/channels/qq/qq-capabilities.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { createLogger, type Logger, silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";

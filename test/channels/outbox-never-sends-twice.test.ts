@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { OutboxItem } from "../../src/channels/channel.ts";
 import { MAX_SEND_ATTEMPTS, Outbox, shapeReply } from "../../src/channels/index.ts";
-import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
+import { qqCapabilities } from "../../src/channels/qq/qq-capabilities.ts";
 import {
   WECOM_DUPLICATE_CHECK_SECONDS,
   wecomAppCapabilities,

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChannelAdapter, Outbox } from "../../src/channels/index.ts";
 import { startOutboxWorker } from "../../src/channels/outbox-worker.ts";
-import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
+import { qqCapabilities } from "../../src/channels/qq/qq-capabilities.ts";
 import { Store } from "../../src/store/index.ts";
 import { CLOCK_HINT, createLogger } from "../../src/system/index.ts";
 import { waitUntil } from "../fakes/qq-platform.ts";

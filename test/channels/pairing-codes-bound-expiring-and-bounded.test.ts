@@ -15,7 +15,7 @@ import JSON5 from "json5";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatRequest, ChatResult } from "../../src/agent/index.ts";
 import { Dispatcher, type InboundMessage, tellRequester } from "../../src/channels/index.ts";
-import { qqCapabilities } from "../../src/channels/qq/qq-definition.ts";
+import { qqCapabilities } from "../../src/channels/qq/qq-capabilities.ts";
 import { type ClawboxConfig, configSchema } from "../../src/config/index.ts";
 import { isClawboxError } from "../../src/errors/index.ts";
 import {

@@ -15,12 +15,8 @@ import {
   type ToolCall,
   type Usage,
 } from "../../src/messages/index.ts";
-import type {
-  Provider,
-  ProviderEvent,
-  ProviderKind,
-  ProviderRequest,
-} from "../../src/providers/index.ts";
+import type { Provider, ProviderKind, ProviderRequest } from "../../src/providers/index.ts";
+import type { ProviderEvent } from "../../src/providers/provider.ts";
 
 export interface FakeStep {
   text?: string;

@@ -2,7 +2,8 @@
  * Drains a provider stream into its events and the final done/error event. Used by the
  * provider tests, which all need the whole stream and a guaranteed final event.
  */
-import type { Provider, ProviderEvent, ProviderRequest } from "../../src/providers/index.ts";
+import type { Provider, ProviderRequest } from "../../src/providers/index.ts";
+import type { ProviderEvent } from "../../src/providers/provider.ts";
 
 export interface CollectedStream {
   events: ProviderEvent[];

@@ -8,10 +8,10 @@
  */
 import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import type { ChannelAdapter, ChannelHost, OutboxItem, SendOutcome } from "../channel.ts";
-import type { AdapterDeps } from "../channel-registry.ts";
+import type { AdapterDeps } from "../channel-definition.ts";
 import { createQqAccessToken } from "./qq-access-token.ts";
 import { QqApi, type QqMessageBody } from "./qq-api.ts";
-import { qqCapabilities } from "./qq-definition.ts";
+import { qqCapabilities } from "./qq-capabilities.ts";
 import { QqGateway } from "./qq-gateway.ts";
 import { isPermanentImageFailure, qqImageSource } from "./qq-image-source.ts";
 import { qqSigningKeys } from "./qq-signature.ts";

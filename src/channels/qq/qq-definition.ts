@@ -6,23 +6,8 @@
  * the platform (error 40054005), which makes a resend after a crash harmless.
  */
 import type { ClawboxConfig } from "../../config/index.ts";
-import type { ChannelCapabilities } from "../channel.ts";
-import type { ChannelDefinition } from "../channel-registry.ts";
-
-/** Longest text we put in one QQ message (decision recorded in docs/CHANNELS.md). */
-export const QQ_MAX_LENGTH = 2000;
-
-export function qqCapabilities(markdown: boolean): ChannelCapabilities {
-  return {
-    markdown,
-    maxLength: QQ_MAX_LENGTH,
-    maxRepliesPerMessage: 5,
-    replyWindowMs: { direct: 60 * 60_000, group: 5 * 60_000 },
-    idempotentReplies: true,
-    images: true,
-    imageTag: "qqimg",
-  };
-}
+import type { ChannelDefinition } from "../channel-definition.ts";
+import { qqCapabilities } from "./qq-capabilities.ts";
 
 export const qqDefinition: ChannelDefinition = {
   id: "qq",

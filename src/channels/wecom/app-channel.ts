@@ -15,12 +15,12 @@ import type {
   InboundMessage,
   SendOutcome,
 } from "../channel.ts";
-import type { AdapterDeps } from "../channel-registry.ts";
+import type { AdapterDeps } from "../channel-definition.ts";
 import { createWeComAppApi, type WeComAppApi } from "./app-api.ts";
 import { handleAppCallback } from "./app-callback.ts";
 import type { AppMessage } from "./app-message.ts";
 import { sendFailure } from "./send-failure.ts";
-import { WECOM_APP_CHANNEL } from "./wecom-definitions.ts";
+import { WECOM_APP_CHANNEL } from "./wecom-channel-ids.ts";
 
 export function createWeComAppChannel(
   deps: AdapterDeps,

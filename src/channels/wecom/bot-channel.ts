@@ -19,7 +19,7 @@ import type {
   OutboxItem,
   SendOutcome,
 } from "../channel.ts";
-import type { AdapterDeps } from "../channel-registry.ts";
+import type { AdapterDeps } from "../channel-definition.ts";
 import { fetchPublic } from "../fetch-public.ts";
 import {
   type BotConnection,
@@ -31,7 +31,7 @@ import { BOT_CMD, type BotMessageBody } from "./bot-frames.ts";
 import { decryptBotMedia } from "./bot-media.ts";
 import { createStreamReply, type StreamReply } from "./bot-stream-reply.ts";
 import { sendFailure } from "./send-failure.ts";
-import { WECOM_BOT_CHANNEL } from "./wecom-definitions.ts";
+import { WECOM_BOT_CHANNEL } from "./wecom-channel-ids.ts";
 
 /** Shown when the agent ends without anything to say (NO_REPLY) after the stream opened. */
 export const NO_REPLY_TEXT = "(no reply)";

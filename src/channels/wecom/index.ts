@@ -3,9 +3,5 @@
  * long-connection channel, both on the channel framework. Only the registry entries
  * are public; the adapters load lazily after READY.
  */
-export {
-  WECOM_APP_CHANNEL,
-  WECOM_BOT_CHANNEL,
-  wecomAppDefinition,
-  wecomBotDefinition,
-} from "./wecom-definitions.ts";
+export { WECOM_APP_CHANNEL, WECOM_BOT_CHANNEL } from "./wecom-channel-ids.ts";
+export { wecomAppDefinition, wecomBotDefinition } from "./wecom-definitions.ts";

@@ -15,10 +15,9 @@
  */
 import type { ClawboxConfig } from "../../config/index.ts";
 import type { ChannelCapabilities } from "../channel.ts";
-import type { ChannelDefinition } from "../channel-registry.ts";
+import type { ChannelDefinition } from "../channel-definition.ts";
+import { WECOM_APP_CHANNEL, WECOM_BOT_CHANNEL } from "./wecom-channel-ids.ts";
 
-export const WECOM_APP_CHANNEL = "wecom-app";
-export const WECOM_BOT_CHANNEL = "wecom-bot";
 /** message/send's `duplicate_check_interval` (the platform's default; at most 4 hours). */
 export const WECOM_DUPLICATE_CHECK_SECONDS = 1800;
 

@@ -1,3 +1,7 @@
+/**
+ * Every schema migration, in order, one file each (version ranges by area in
+ * docs/DEVELOPING.md). A migration, once landed, never changes.
+ */
 import { sessionsAndTranscript } from "./0001-sessions-transcript.ts";
 import { sessionLeases } from "./0002-session-leases.ts";
 import { leaseBootClock } from "./0003-lease-boot-clock.ts";
