@@ -119,11 +119,16 @@ export function mqttChannelStatus(
   outbox: Record<string, number>;
 } {
   const report = mqttReport(config, home);
+  // The bridge keeps no inbox/outbox tables: its prompt counts (the ones `clawbox mqtt
+  // status` shows) stand in, so the two commands agree.
+  const p = report.prompts;
+  const nonZero = (counts: Record<string, number>) =>
+    Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
   const base = {
     channel: "mqtt" as const,
     enabled: report.enabled,
-    inbox: {},
-    outbox: {},
+    inbox: p ? nonZero({ received: p.received, rejected: p.rejected }) : {},
+    outbox: p ? nonZero({ replied: p.replied, failed: p.failed }) : {},
     ...(report.lastMessageAt ? { lastEventAt: report.lastMessageAt } : {}),
   };
   switch (report.state) {

@@ -12,7 +12,9 @@ export const channelsCommand: Command = {
   usage: [
     "Usage: clawbox channels status [--json]",
     "  Shows each channel's state (connected, resuming, disabled, stopped, error with the",
-    "  reason), when the platform was last heard from, and inbox/outbox counts by state.",
+    "  reason), when the platform was last heard from, and inbox/outbox counts by state",
+    "  (for MQTT, the bridge's prompts: received/rejected in, replied/failed out, as in",
+    "  clawbox mqtt status).",
   ].join("\n"),
   async run(ctx, args) {
     const { values } = parseWith(args.slice(1), STATUS);
