@@ -86,8 +86,6 @@ export const runCommand: Command = {
     // First: a command the service runs (exec, MCP, camera helpers) must not read its
     // environment or memory through /proc/<pid> (docs/SECURITY.md, "Secrets").
     const dumpable = makeNonDumpable();
-    // The service keeps its memory down: hot code stays interpreted (src/system/jit-policy.ts).
-    useServiceJitPolicy();
     // The flags are checked before anything starts (database, workspace, memory).
     const { config } = ctx.config();
     const host = (values.host ?? config.server.host).replace(/^\[(.*)\]$/, "$1");
@@ -194,6 +192,9 @@ export const runCommand: Command = {
     // One line, on stdout (the journal gets it once).
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
     runtime.notifier.ready(`listening on ${address}`);
+    // From here on the service keeps its memory down: hot code stays interpreted longer
+    // (src/system/jit-policy.ts). After READY, so start-up runs with the default tiers.
+    useServiceJitPolicy();
     // After READY: a one-time link for this machine's browser (valid 10 minutes once;
     // `clawbox console url` makes more).
     const link = loginLink(consoleLinkBase(host, server.port ?? port), issueTicket(login.secret));
