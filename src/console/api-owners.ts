@@ -2,7 +2,8 @@
  * The Owners page: the owners (`agent.owners`) and the pending pairing requests. Approve
  * adds the person a code was issued to (and no one else) to `agent.owners` in the config
  * file, applies it at once and tells them on their platform; Deny drops the request;
- * Remove takes an owner off the list (never the last). Only a logged-in console session
+ * Remove takes an owner off the list (never the last, never the id the console speaks
+ * as: 409). Only a logged-in console session
  * (its X-Clawbox-Session header) reaches these routes; wrong codes count toward the approval lock
  * shared with `clawbox pairing approve` (429 while it lasts).
  */
@@ -33,8 +34,20 @@ export function registerOwnerRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
   const failed = (c: Context, error: unknown) => {
     const failure = toClawboxError(error);
     const status =
-      failure.code === "NOT_FOUND" ? 404 : failure.code === "PAIRING_LOCKED" ? 429 : 400;
-    return apiError(c, status, failure.code, failure.message);
+      failure.code === "NOT_FOUND"
+        ? 404
+        : failure.code === "PAIRING_LOCKED"
+          ? 429
+          : failure.code === "OWNER_REQUIRED"
+            ? 409
+            : 400;
+    // A wrong code's hint points at `clawbox pairing list` or this very page: on the
+    // page, the list is right there, so the page says only what was wrong.
+    const said =
+      failure.code === "NOT_FOUND" && failure.hint
+        ? failure.message.slice(0, -(failure.hint.length + 3))
+        : failure.message;
+    return apiError(c, status, failure.code, said);
   };
 
   const view = () => {
@@ -93,7 +106,10 @@ export function registerOwnerRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
     const body = await readBody(c, ownerBody);
     if (!body.ok) return body.response;
     try {
-      await removeOwner(file, body.value.owner);
+      await removeOwner(file, body.value.owner, {
+        id: consoleSender(deps),
+        why: "the console speaks as this owner; without it the console would act as another owner and the CLI would be a stranger",
+      });
       await deps.reloadConfig?.();
       deps.logger.info("owner removed in the console", { owner: body.value.owner });
       return c.json({ ...view(), removed: body.value.owner });

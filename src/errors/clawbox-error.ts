@@ -53,6 +53,7 @@ export type ErrorCode =
   | "NATIVE_MODULE_MISSING"
   | "MEDIA_INVALID"
   | "PAIRING_LOCKED"
+  | "OWNER_REQUIRED"
   | "INTERNAL";
 
 /** The codes an HTTP error body carries (`{"error": {"code", "message"}}`). */

@@ -3,7 +3,9 @@
  * Owners page change that list there (comments kept, validated, atomic write) and the
  * running service applies it at once (its config watcher, or the console's reload).
  * An approval adds exactly the `<channel>:<id>` the code was issued to. The last owner is
- * never removed this way, so the box keeps someone who can approve the next one.
+ * never removed this way, so the box keeps someone who can approve the next one, and a
+ * caller may protect more ids (the console keeps the id it speaks as: removing it would
+ * turn the console into another owner's voice and the CLI into a stranger).
  */
 import { editConfigFile, loadConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
@@ -34,8 +36,15 @@ export async function addOwner(target: OwnersFile, ownerId: string): Promise<str
   return next;
 }
 
-/** Removes `ownerId`; returns the new list. Refuses an unknown id and the last owner. */
-export async function removeOwner(target: OwnersFile, ownerId: string): Promise<string[]> {
+/**
+ * Removes `ownerId`; returns the new list. Refuses an unknown id (NOT_FOUND), the last
+ * owner and `keep`, the id the caller speaks as (OWNER_REQUIRED).
+ */
+export async function removeOwner(
+  target: OwnersFile,
+  ownerId: string,
+  keep?: { id: string; why: string },
+): Promise<string[]> {
   const owners = currentOwners(target);
   if (!owners.includes(ownerId)) {
     // Owners are "channel:id": a bare id that matches one is named in full.
@@ -49,10 +58,11 @@ export async function removeOwner(target: OwnersFile, ownerId: string): Promise<
   }
   if (owners.length === 1)
     throw new ClawboxError(
-      "CONFIG_INVALID",
-      `${ownerId} is the only owner; the box needs one to approve the next`,
-      { hint: "pair or add another owner first" },
+      "OWNER_REQUIRED",
+      `${ownerId} is the only owner, and the box needs one to approve the next; pair or add another owner first`,
     );
+  if (keep && keep.id === ownerId)
+    throw new ClawboxError("OWNER_REQUIRED", `${ownerId} cannot be removed here: ${keep.why}`);
   const next = owners.filter((id) => id !== ownerId);
   await writeOwners(target, next);
   return next;

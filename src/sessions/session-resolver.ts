@@ -136,6 +136,12 @@ export function createSessionResolver(agent: AgentSessionConfig): SessionResolve
     return undefined;
   };
 
+  /** For a sender refused in the owner's session: how they become an owner again. */
+  const notAnOwner = (holder: Principal, principal: Principal): string =>
+    holder === OWNER && principal !== ANONYMOUS && !principal.startsWith("group:")
+      ? ` (${principal} is not in agent.owners; at the box's terminal, clawbox pairing add ${principal} makes it one, or add it to agent.owners in the config file)`
+      : "";
+
   const principalOfSession = (session: StoredOwnership): Principal =>
     session.principal ?? reservedFor(session.sessionKey) ?? OWNER;
 
@@ -194,7 +200,7 @@ export function createSessionResolver(agent: AgentSessionConfig): SessionResolve
         ok: false,
         principal,
         holder,
-        message: `session ${key.slice(0, 120)} belongs to ${describePrincipal(holder)}; a turn from ${describePrincipal(principal)} cannot be added to it`,
+        message: `session ${key.slice(0, 120)} belongs to ${describePrincipal(holder)}; a turn from ${describePrincipal(principal)} cannot be added to it${notAnOwner(holder, principal)}`,
       };
     },
     replyAddress(turn) {

@@ -99,22 +99,38 @@ describe("pairing approval over HTTP", () => {
     expect(text).toContain('"qq:STRANGER_A"');
   });
 
-  it("removes an owner, never the last one", async () => {
+  it("removes an owner, never the one the console speaks as, never the last one", async () => {
+    // With two owners, the console's own id (the first, cli) stays: 409, file unchanged.
+    const own = await post("owners/remove", { owner: "cli" });
+    expect(own.status).toBe(409);
+    expect(((await own.json()) as { error: { message: string } }).error.message).toContain(
+      "the console speaks as this owner",
+    );
+    expect(readFileSync(configFile, "utf8")).toContain('"cli"');
     const removed = await post("owners/remove", { owner: "qq:STRANGER_A" });
     expect(removed.status).toBe(200);
     expect(readFileSync(configFile, "utf8")).not.toContain("STRANGER_A");
     const last = await post("owners/remove", { owner: "cli" });
-    expect(last.status).toBe(400);
+    expect(last.status).toBe(409);
     expect(((await last.json()) as { error: { message: string } }).error.message).toContain(
       "only owner",
     );
-    expect((await post("owners/remove", { owner: "qq:NOBODY" })).status).toBe(404);
+    const nobody = await post("owners/remove", { owner: "qq:NOBODY" });
+    expect(nobody.status).toBe(404);
+    expect(((await nobody.json()) as { error: { message: string } }).error.message).toBe(
+      "qq:NOBODY is not in agent.owners",
+    );
   });
 
   it("denies a code: it is gone, and approving it later is a wrong code", async () => {
     const code = pendingCode("STRANGER_B");
     expect((await post("owners/deny", { code })).status).toBe(200);
-    expect((await post("owners/approve", { code })).status).toBe(404);
+    const again = await post("owners/approve", { code });
+    expect(again.status).toBe(404);
+    // On the Owners page, no "see … the console's Owners page".
+    const said = ((await again.json()) as { error: { message: string } }).error.message;
+    expect(said).toContain("no pending pairing request");
+    expect(said).not.toContain("Owners page");
     expect(readFileSync(configFile, "utf8")).not.toContain("STRANGER_B");
   });
 

@@ -198,8 +198,18 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
     await row.locator("button.approve").click();
     await expect
       .poll(() => page.locator("#owners-result").textContent())
-      .toContain(`qq:${USER} is now an owner and was told so`);
+      .toContain(`qq:${USER} is now an owner; a message to tell them is queued`);
     await page.locator(`#owners li[data-owner="qq:${USER}"]`).waitFor();
+    // The id the console speaks as has no Remove; any other Remove asks first (dismissed here).
+    expect(await page.locator('#owners li[data-owner="cli"] button.remove').count()).toBe(0);
+    const asked = new Promise<string>((resolve) =>
+      page.once("dialog", (dialog) => {
+        resolve(dialog.message());
+        void dialog.dismiss();
+      }),
+    );
+    await page.locator(`#owners li[data-owner="qq:${USER}"] button.remove`).click();
+    expect(await asked).toContain(`Remove qq:${USER}?`);
     expect(JSON5.parse(readFileSync(configFile, "utf8")).agent.owners).toEqual([
       "cli",
       `qq:${USER}`,

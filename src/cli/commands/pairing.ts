@@ -1,14 +1,16 @@
 /**
- * `clawbox pairing list|approve|deny|remove`: the owner's side of pairing at the box's
+ * `clawbox pairing list|approve|deny|add|remove`: the owner's side of pairing at the box's
  * terminal. A stranger sends the bot `/pair` in a direct chat and gets a code; approving
  * it adds their `<channel>:<id>` to `agent.owners` in the config file (comments kept) and
  * tells them on their platform; a running `clawbox run` applies the new owners within
  * two seconds (its config watcher). Whoever can run this can read the box's database and
- * config, so the CLI needs no other login.
+ * config, so the CLI needs no other login; that is also why `add` may name anyone
+ * (`add cli` gives the terminal its owner rights back after a removal).
  */
 import { tellRequester } from "../../channels/index.ts";
 import { ClawboxError, toClawboxError } from "../../errors/index.ts";
 import {
+  addOwner,
   approvedText,
   approvePairing,
   currentOwners,
@@ -22,15 +24,19 @@ import { EXIT } from "../exit-codes.ts";
 import { parseWith } from "../parse-args.ts";
 
 const USAGE = [
-  "Usage: clawbox pairing <list|approve|deny|remove> [options]",
+  "Usage: clawbox pairing <list|approve|deny|add|remove> [options]",
   "  list [--json]            pending pairing codes (who asked, on which channel) and the owners",
   "  approve CODE [--json]    the person who was sent CODE becomes an owner and is told so",
   "  deny CODE [--json]       drop the request (the person is not told)",
+  "  add OWNER [--json]       make <channel>:<id> an owner without a code, e.g. cli or qq:OPENID",
   "  remove OWNER [--json]    remove an owner, e.g. qq:OPENID (never the last one)",
 ].join("\n");
 
 const describe = (r: PairingRequest, now: number): string =>
   `${r.display}  ${r.ownerId}${r.senderName ? ` (${r.senderName})` : ""}  on ${r.channel}  expires in ${Math.max(1, Math.round((r.expiresAt - now) / 60_000))} min`;
+
+/** `cli`, or `<channel>:<id>` with no spaces. */
+const OWNER_ID = /^(cli|[a-z][a-z0-9-]*:[^\s]{1,190})$/;
 
 const LIST = { options: { json: { type: "boolean" } }, positionals: false } as const;
 const ONE = { options: { json: { type: "boolean" } }, positionals: true } as const;
@@ -38,7 +44,7 @@ const ONE = { options: { json: { type: "boolean" } }, positionals: true } as con
 export const pairingCommand: Command = {
   name: "pairing",
   usage: USAGE,
-  args: { subcommands: { list: LIST, approve: ONE, deny: ONE, remove: ONE } },
+  args: { subcommands: { list: LIST, approve: ONE, deny: ONE, add: ONE, remove: ONE } },
   async run(ctx, args) {
     const [sub, ...rest] = args;
     const { values, positionals } = parseWith(rest, sub === "list" ? LIST : ONE);
@@ -65,8 +71,21 @@ export const pairingCommand: Command = {
     if (!target)
       throw new ClawboxError(
         "CLI_USAGE",
-        `${sub} needs ${sub === "remove" ? "an owner id" : "a CODE"} (see clawbox pairing list)`,
+        `${sub} needs ${sub === "remove" || sub === "add" ? "an owner id" : "a CODE"} (see clawbox pairing list)`,
       );
+    if (sub === "add") {
+      if (!OWNER_ID.test(target))
+        throw new ClawboxError(
+          "CLI_USAGE",
+          `add: "${target.slice(0, 80)}" is not an owner id (use cli, or <channel>:<id> such as qq:OPENID)`,
+        );
+      const next = await addOwner(owners, target);
+      print(
+        { added: target, owners: next },
+        `${target} is an owner; owners: ${next.join(", ")} (a running clawbox applies it within 2 s)`,
+      );
+      return EXIT.ok;
+    }
     if (sub === "remove") {
       const next = await removeOwner(owners, target);
       print({ removed: target, owners: next }, `removed ${target}; owners: ${next.join(", ")}`);
@@ -78,7 +97,9 @@ export const pairingCommand: Command = {
       return EXIT.ok;
     }
     const request = await approvePairing(requests, owners, target);
-    let told = `told them on ${request.channel}`;
+    // tellRequester only queues: the running service sends it (or fails; see
+    // `clawbox channels status`), so this never says they were told.
+    let told = `a message to tell them is queued on ${request.channel}`;
     try {
       tellRequester(ctx.store().db, ctx.config().config, request, approvedText());
     } catch (error) {

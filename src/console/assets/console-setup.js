@@ -224,7 +224,10 @@ async function ownersPage() {
     act(
       "approve",
       { code: c },
-      (d) => `${d.approved} is now an owner${d.told ? " and was told so" : ""}.`,
+      // Telling them only queues a message (the channel sends it when it can), so the page
+      // never says they were told.
+      (d) =>
+        `${d.approved} is now an owner; ${d.told ? "a message to tell them is queued (the Channels page shows if it fails)" : "they could not be told (see the log)"}.`,
     );
   function draw(d) {
     pending.replaceChildren(
@@ -300,14 +303,18 @@ async function ownersPage() {
           { "data-owner": o.id },
           h("span", { class: "owner-id" }, o.id),
           o.console ? h("span", { class: "badge" }, "this console speaks as it") : null,
-          d.owners.length > 1
+          // The console's own id stays (the server refuses it too): without it the
+          // console would speak as another owner and the terminal would be a stranger.
+          d.owners.length > 1 && !o.console
             ? h(
                 "button",
                 {
                   type: "button",
                   class: "link remove",
-                  onclick: () =>
-                    void act("remove", { owner: o.id }, (x) => `Removed ${x.removed}.`),
+                  onclick: () => {
+                    if (!confirm(`Remove ${o.id}? They lose the owner tools at once.`)) return;
+                    void act("remove", { owner: o.id }, (x) => `Removed ${x.removed}.`);
+                  },
                 },
                 "Remove",
               )
