@@ -28,6 +28,50 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+/**
+ * Unsaved text survives a logout (a restart logs everyone out, and a Save then gets 401):
+ * the page holding it sets `unsavedDraft` to a function returning `{key, value}` (or
+ * nothing when all is saved); on a 401 the value goes to this tab's sessionStorage, the
+ * login page says so, and after the login the console comes back to the same page, which
+ * takes the value back (`takeDraft`). `leaveGuard`, when set, is asked before the
+ * navigation leaves the page (false keeps the person where they are).
+ */
+const DRAFT_PREFIX = "clawbox.console.draft.";
+const LOGGED_OUT_NOTE = "clawbox.console.loggedOutNote";
+const RETURN_TO = "clawbox.console.returnTo";
+let unsavedDraft = null;
+let leaveGuard = null;
+
+function keepDraft() {
+  const draft = unsavedDraft?.();
+  if (!draft) return;
+  try {
+    sessionStorage.setItem(DRAFT_PREFIX + draft.key, JSON.stringify(draft.value));
+    sessionStorage.setItem(
+      LOGGED_OUT_NOTE,
+      "You were logged out; log in again and your text will still be here.",
+    );
+    sessionStorage.setItem(RETURN_TO, location.hash);
+    // Kept: leaving for the login page asks nothing.
+    unsavedDraft = null;
+    leaveGuard = null;
+  } catch {
+    // Storage full or disabled: nothing more to keep it in.
+  }
+}
+
+/** The draft kept for `key` at a logout, once (removed as it is read). */
+function takeDraft(key) {
+  const kept = sessionStorage.getItem(DRAFT_PREFIX + key);
+  if (kept === null) return undefined;
+  sessionStorage.removeItem(DRAFT_PREFIX + key);
+  try {
+    return JSON.parse(kept);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Back to the login page, forgetting `token` unless another tab has logged in since. */
 function toLogin(token) {
   if (sessionToken() === token) localStorage.removeItem(SESSION_KEY);
@@ -45,6 +89,7 @@ async function apiFetch(path, init) {
   const headers = { ...(opts.headers || {}), "X-Clawbox-Session": token };
   const res = await fetch(`/console/api/${path}`, { ...opts, headers, credentials: "omit" });
   if (res.status === 401) {
+    keepDraft();
     toLogin(token);
     throw new Error("Logged out (the box restarted or the session ended): log in again.");
   }

@@ -73,7 +73,24 @@ async function workspacePage(name) {
     showTools(f.tools);
     result.className = "result";
     result.textContent = f.exists ? "" : `${f.name} does not exist yet: saving creates it.`;
+    // Text kept at a logout comes back with the version it was based on, so a file
+    // changed on the box since is still refused (409) instead of overwritten.
+    const kept = takeDraft(`workspace/${workspaceFile}`);
+    if (kept && typeof kept.text === "string") {
+      text.value = kept.text;
+      version = kept.version;
+      dirty = true;
+      result.className = "result warn";
+      result.textContent = "Your unsaved text from before the logout is back: press Save to keep it.";
+      if (workspaceFile === "TOOLS.md")
+        void api("workspace/check", { body: { text: text.value } })
+          .then(showTools)
+          .catch(() => {});
+    }
   }
+  unsavedDraft = () =>
+    dirty ? { key: `workspace/${workspaceFile}`, value: { text: text.value, version } } : undefined;
+  leaveGuard = () => !dirty || confirm(`Leave without saving your changes to ${workspaceFile}?`);
   text.addEventListener("input", () => {
     dirty = true;
     if (workspaceFile !== "TOOLS.md") return;

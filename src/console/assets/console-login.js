@@ -6,10 +6,27 @@
 
 {
   const KEY = "clawbox.console.session";
+  // Set by the console when a request found the session gone while text was unsaved.
+  const NOTE = "clawbox.console.loggedOutNote";
+  const RETURN_TO = "clawbox.console.returnTo";
   const handed = document.body.dataset.session;
   if (handed) {
     localStorage.setItem(KEY, handed);
     delete document.body.dataset.session;
-    location.replace("/");
+    const back = sessionStorage.getItem(RETURN_TO) || "";
+    sessionStorage.removeItem(RETURN_TO);
+    sessionStorage.removeItem(NOTE);
+    location.replace(`/${back.startsWith("#") ? back : ""}`);
+  } else {
+    const note = sessionStorage.getItem(NOTE);
+    const form = document.querySelector("form");
+    if (note && form) {
+      const p = document.createElement("p");
+      p.className = "result warn";
+      p.id = "logged-out-note";
+      p.setAttribute("role", "status");
+      p.textContent = note;
+      (form.querySelector("h1") || form).after(p);
+    }
   }
 }

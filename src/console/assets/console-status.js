@@ -74,8 +74,17 @@ const PAGES = {
 };
 
 let routeSeq = 0;
+/** The hash of the page on screen, to go back to when its leaveGuard says stay. */
+let shownHash = location.hash;
 
 async function route() {
+  if (leaveGuard && location.hash !== shownHash && !leaveGuard()) {
+    history.replaceState(null, "", shownHash || "#chat");
+    return;
+  }
+  shownHash = location.hash;
+  leaveGuard = null;
+  unsavedDraft = null;
   const seq = ++routeSeq;
   clearTimeout(pullTimer);
   stopPageTimers();

@@ -1,0 +1,126 @@
+/**
+ * A first-time user lost a Workspace edit: the service restarted (sessions live in
+ * memory), the Save got 401 and the page became the login form with no word about the
+ * text. Now the unsaved text is kept in the tab's sessionStorage, the login form says
+ * so, and after logging in again the console comes back to the Workspace with the text
+ * in the editor (still unsaved). Leaving the page through the navigation with unsaved
+ * text asks first. A real `clawbox run` and Debian's Chromium at a phone's width; the
+ * session is ended behind the page's back with the logout route, as a restart would.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitUntil } from "../fakes/qq-platform.ts";
+import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) console.warn(`unsaved-text browser test skipped: ${CHROMIUM} is not installed`);
+
+const TOKEN = "unsaved-text-token-0123456789";
+const EDIT = "# Notes\nThe bins go out on Tuesday.\n";
+
+describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)", () => {
+  let home: string;
+  let box: ChildProcess;
+  let output = "";
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  const userFile = () => {
+    const file = join(home, "workspace", "USER.md");
+    return existsSync(file) ? readFileSync(file, "utf8") : "";
+  };
+  const logIn = async () => {
+    await page.locator('input[name="secret"]').fill(TOKEN);
+    await page.locator('button[type="submit"]').click();
+  };
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), "clawbox-unsaved-"));
+    writeFileSync(
+      join(home, "clawbox.json"),
+      `{ server: { token: "${TOKEN}" }, memory: { enabled: false } }\n`,
+    );
+    box = spawn(CLAWBOX_BIN, ["run", "--port", "0"], {
+      env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    box.stdout?.on("data", (d) => {
+      output += d;
+    });
+    box.stderr?.on("data", (d) => {
+      output += d;
+    });
+    await waitUntil(() => /listening on http:\/\/\S+/.test(output), 30_000, "clawbox run");
+    base = /listening on (http:\/\/\S+)/.exec(output)?.[1] ?? "";
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    page = await phone.newPage();
+    page.on("pageerror", (error) => problems.push(error.message));
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    box?.kill("SIGTERM");
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it("keeps the text through a 401 on Save and gives it back after the login", async () => {
+    await page.goto(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/`);
+    await page.goto(`${base}/#workspace/USER.md`);
+    const editor = page.locator("#ws-text");
+    await editor.waitFor();
+    await expect.poll(() => page.locator("#ws-file").inputValue()).toBe("USER.md");
+    await editor.fill(EDIT);
+    // The session ends behind the page's back (a restart does the same).
+    const token = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
+    const out = await fetch(`${base}/console/api/logout`, {
+      method: "POST",
+      headers: { "X-Clawbox-Session": token ?? "", "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(out.status).toBe(200);
+    await page.locator("#ws-save").click();
+    await page.waitForURL(`${base}/console/login`);
+    await expect
+      .poll(() => page.locator("#logged-out-note").textContent())
+      .toBe("You were logged out; log in again and your text will still be here.");
+    await logIn();
+    await page.waitForURL(`${base}/#workspace/USER.md`);
+    await expect.poll(() => editor.inputValue()).toBe(EDIT);
+    await expect
+      .poll(() => page.locator("#ws-result").textContent())
+      .toContain("Your unsaved text from before the logout is back");
+    expect(userFile()).not.toContain("bins go out");
+  });
+
+  it("asks before the navigation leaves unsaved text; Save then keeps it", async () => {
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.locator('nav a[data-page="status"]').click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("Leave without saving your changes to USER.md?");
+    expect(await page.locator("#ws-text").inputValue()).toBe(EDIT);
+    expect(page.url()).toBe(`${base}/#workspace/USER.md`);
+    await page.locator("#ws-save").click();
+    await expect.poll(() => page.locator("#ws-result").textContent()).toContain("Saved");
+    expect(userFile()).toBe(EDIT);
+    await page.locator('nav a[data-page="status"]').click();
+    await page.locator("h1", { hasText: "Status" }).waitFor();
+    expect(problems).toEqual([]);
+  });
+});
