@@ -19,6 +19,8 @@ export interface ChannelStatus {
   lastEventAt?: number;
   inbox: Record<string, number>;
   outbox: Record<string, number>;
+  /** The newest message the outbox gave up on: why, and when it was queued. */
+  lastFailure?: { reason: string; at: number };
 }
 
 interface StateRow {
@@ -50,6 +52,17 @@ function alive(pid: number | null): boolean {
   return pid !== null && (pid === process.pid || processAlive(pid));
 }
 
+function lastFailure(db: Database, channel: string): Pick<ChannelStatus, "lastFailure"> {
+  const row = db
+    .query(
+      "SELECT reason, created_at FROM channel_outbox WHERE channel = ? AND state = 'failed' ORDER BY id DESC LIMIT 1",
+    )
+    .get(channel) as { reason: string | null; created_at: number } | null;
+  return row
+    ? { lastFailure: { reason: row.reason ?? "no reason recorded", at: row.created_at } }
+    : {};
+}
+
 /** Every known channel: configured ones with their state, the others as disabled. */
 export function readChannelStatus(db: Database, config: ClawboxConfig): ChannelStatus[] {
   return CHANNELS.map((definition) => {
@@ -63,6 +76,7 @@ export function readChannelStatus(db: Database, config: ClawboxConfig): ChannelS
       inbox: countByState(db, "channel_inbox", definition.id),
       outbox: countByState(db, "channel_outbox", definition.id),
       ...(row?.last_event_at ? { lastEventAt: row.last_event_at } : {}),
+      ...lastFailure(db, definition.id),
     };
     if (!enabled)
       return { ...base, state: "disabled" as const, reason: definition.disabledReason(config) };

@@ -148,6 +148,25 @@ describe("pairing approval over HTTP", () => {
 });
 
 describe("the Channels page's API", () => {
+  it("says how many messages the outbox gave up on, with the newest one's reason", async () => {
+    const store = Store.open({ path: join(home, "clawbox.db") });
+    try {
+      store.db
+        .query(
+          "INSERT INTO channel_outbox (channel, chat_type, peer_id, seq, body, state, next_attempt_at, created_at, reason) VALUES ('qq', 'direct', 'P1', 1, '{\"text\":\"hi\"}', 'failed', 0, ?, 'the QQ platform could not be reached')",
+        )
+        .run(Date.now());
+    } finally {
+      store.close();
+    }
+    const d = (await (await get("channels")).json()) as {
+      forms: { id: string; status?: { outbox?: Record<string, number>; lastFailure?: { reason: string } } }[];
+    };
+    const qq = d.forms.find((f) => f.id === "qq")?.status;
+    expect(qq?.outbox?.failed).toBe(1);
+    expect(qq?.lastFailure?.reason).toBe("the QQ platform could not be reached");
+  });
+
   it("writes a secret but never sends it back: GET says only that it is set", async () => {
     const saved = await post("channels/qq", {
       values: {

@@ -75,7 +75,23 @@ function statusLine(status) {
   if (status.reason) parts.push(" ", status.reason);
   if (status.lastEventAt)
     parts.push(h("span", { class: "muted" }, ` · heard from ${fromNow(status.lastEventAt)}`));
-  return h("p", { class: "status-line" }, parts);
+  // Connected is not delivered: messages the outbox gave up on (platform unreachable,
+  // refused) are said here, with the newest one's reason.
+  const failed = status.outbox?.failed ?? 0;
+  const lines = [h("p", { class: "status-line" }, parts)];
+  if (failed > 0)
+    lines.push(
+      h(
+        "p",
+        { class: "error status-line outbox-failed" },
+        `${failed} ${failed === 1 ? "message" : "messages"} could not be sent`,
+        status.lastFailure
+          ? ` (the last one, queued ${fromNow(status.lastFailure.at)}: ${status.lastFailure.reason})`
+          : "",
+        ".",
+      ),
+    );
+  return h("div", {}, lines);
 }
 
 async function channelsPage() {
