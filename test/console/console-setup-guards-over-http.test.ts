@@ -160,7 +160,10 @@ describe("the Channels page's API", () => {
       store.close();
     }
     const d = (await (await get("channels")).json()) as {
-      forms: { id: string; status?: { outbox?: Record<string, number>; lastFailure?: { reason: string } } }[];
+      forms: {
+        id: string;
+        status?: { outbox?: Record<string, number>; lastFailure?: { reason: string } };
+      }[];
     };
     const qq = d.forms.find((f) => f.id === "qq")?.status;
     expect(qq?.outbox?.failed).toBe(1);

@@ -81,7 +81,8 @@ async function workspacePage(name) {
       version = kept.version;
       dirty = true;
       result.className = "result warn";
-      result.textContent = "Your unsaved text from before the logout is back: press Save to keep it.";
+      result.textContent =
+        "Your unsaved text from before the logout is back: press Save to keep it.";
       if (workspaceFile === "TOOLS.md")
         void api("workspace/check", { body: { text: text.value } })
           .then(showTools)
