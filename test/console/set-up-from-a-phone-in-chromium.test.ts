@@ -318,6 +318,43 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
         await p.locator(`nav a.current[data-page="${name}"]`).waitFor();
         await p.waitForSelector("main h1");
         await p.waitForLoadState("networkidle");
+        if (name === "chat" && width === 390) {
+          // A reply in columns is monospace and scrolls inside its bubble, not the page.
+          await p.locator("#chat-input").fill("/context list");
+          await p.locator("#chat-input").press("Enter");
+          const table = p.locator(".entry.assistant.done .text.columns").last();
+          await table.waitFor();
+          expect(await table.evaluate((el) => getComputedStyle(el).whiteSpace)).toBe("pre");
+          expect(await table.evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono/i);
+        }
+        if (width === 390) {
+          // No word split across lines in a button or a table cell (a path longer than
+          // 24 characters may break; a hyphen is a break anyway), and every button's text on one line.
+          const broken = await p.evaluate<string[]>(`(() => {
+            const out = [];
+            const lines = (range) => new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+            for (const el of document.querySelectorAll("main button, main td, main th")) {
+              if (el.getClientRects().length === 0) continue;
+              if (el.tagName === "BUTTON") {
+                const all = document.createRange();
+                all.selectNodeContents(el);
+                if (lines(all) > 1) out.push("button on " + lines(all) + " lines: " + el.textContent);
+              }
+              const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+              for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+                for (const m of n.data.matchAll(/[^\\s-]+/g)) {
+                  if (m[0].length > 24) continue;
+                  const r = document.createRange();
+                  r.setStart(n, m.index);
+                  r.setEnd(n, m.index + m[0].length);
+                  if (lines(r) > 1) out.push(el.tagName + " splits " + m[0]);
+                }
+              }
+            }
+            return out;
+          })()`);
+          expect(broken, `${name} at ${width} px`).toEqual([]);
+        }
         const widths = await p.evaluate<{ page: number; window: number }>(
           "({ page: document.documentElement.scrollWidth, window: window.innerWidth })",
         );
