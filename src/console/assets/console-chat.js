@@ -161,6 +161,7 @@ async function chatPage() {
             if (reply.textContent === data.error.message) reply.textContent = "";
             bubble.append(h("p", { class: "error", role: "alert" }, data.error.message));
           } else if (!reply.textContent) reply.textContent = data.reply;
+          if (columnar(reply.textContent)) reply.classList.add("columns");
           chatSession = data.sessionKey === defaultSession ? "" : data.sessionKey;
           sessionStorage.setItem("clawbox.session", chatSession);
         }

@@ -208,6 +208,13 @@ function toolBox(name, args, result, isError) {
   return box;
 }
 
+/** Whether a reply is laid out in columns (two or more lines with a run of spaces or a
+ * `|` between words, as `/context list` prints): such text is shown monospace. */
+function columnar(text) {
+  return (text || "").split("\n").filter((l) => /\S( {2,}|\t| \| )\S/.test(l)).length >= 2;
+}
+const textView = (text) => h("div", { class: columnar(text) ? "text columns" : "text" }, text);
+
 function entryView(e) {
   if (e.type === "compaction") {
     return h(
@@ -235,7 +242,7 @@ function entryView(e) {
     e.thinking
       ? h("details", { class: "thinking" }, h("summary", {}, "thinking"), h("pre", {}, e.thinking))
       : null,
-    e.text ? h("div", { class: "text" }, e.text) : null,
+    e.text ? textView(e.text) : null,
     (e.images || []).map(imageView),
     (e.toolCalls || []).map((t) => toolBox(t.name, t.args)),
     e.error ? h("p", { class: "error" }, e.error) : null,
