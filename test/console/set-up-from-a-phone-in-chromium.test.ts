@@ -324,8 +324,14 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
           await p.locator("#chat-input").press("Enter");
           const table = p.locator(".entry.assistant.done .text.columns").last();
           await table.waitFor();
-          expect(await table.evaluate((el) => getComputedStyle(el).whiteSpace)).toBe("pre");
-          expect(await table.evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono/i);
+          type Style = { whiteSpace: string; fontFamily: string };
+          const look = await table.evaluate((el) => {
+            const win = globalThis as unknown as { getComputedStyle(e: unknown): Style };
+            const style = win.getComputedStyle(el);
+            return { whiteSpace: style.whiteSpace, fontFamily: style.fontFamily };
+          });
+          expect(look.whiteSpace).toBe("pre");
+          expect(look.fontFamily).toMatch(/mono/i);
         }
         if (width === 390) {
           // No word split across lines in a button or a table cell (a path longer than
