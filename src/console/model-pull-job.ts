@@ -126,11 +126,16 @@ export class ModelPullJob {
  * An error as the Models page says it: the CLI's hint ("run the same command again")
  * becomes what to do on the page; a network failure resumes when Pull is pressed again.
  */
-function consoleWording(failure: ClawboxError): string {
+export function consoleWording(failure: ClawboxError): string {
   const bare =
     failure.hint && failure.message.endsWith(` (${failure.hint})`)
       ? failure.message.slice(0, -(failure.hint.length + 3))
       : failure.message;
+  // The box has no route to the download site (offline, no DNS): say so and name the
+  // two ways that need none, instead of the resolver's "getaddrinfo ENOTFOUND".
+  const unreachable = /(?:ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH) ?([\w.-]*)/.exec(bare);
+  if (unreachable)
+    return `The box cannot reach the download site${unreachable[1] ? ` (${unreachable[1]})` : ""}: check its network and press Pull again (the download resumes). Or set models.mirror to a server on your network that has the files, or put the .gguf file on the box and run clawbox models use /path/to/file.gguf there.`;
   if (failure.code === "PROVIDER_NETWORK")
     return `${bare}. Press Pull again: the download resumes where it stopped.`;
   return failure.hint && !/command/.test(failure.hint) ? `${bare} (${failure.hint})` : bare;
