@@ -30,6 +30,8 @@ export interface ShownEntry {
   summary?: string;
   tokensBefore?: number;
   error?: string;
+  /** A user-role message the scheduler wrote (a reminder's prompt), not the person. */
+  from?: "reminder";
 }
 
 function showMessage(base: ShownEntry, message: Message): ShownEntry {
@@ -63,6 +65,7 @@ function showMessage(base: ShownEntry, message: Message): ShownEntry {
   // what the person wrote.
   const joined = message.role === "user" ? ownText(text.join("")) : text.join("");
   if (joined.length > 0) shown.text = joined;
+  if (message.role === "user" && joined.startsWith("[Scheduled reminder ")) shown.from = "reminder";
   if (thinking.length > 0) shown.thinking = thinking.join("\n");
   if (message.role === "toolResult") {
     shown.toolName = message.toolName;

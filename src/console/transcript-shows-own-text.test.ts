@@ -3,6 +3,7 @@ import { bootstrapUserBlock } from "../context/bootstrap-destination.ts";
 import { decoratePending } from "../context/pending-message.ts";
 import type { TranscriptEntry } from "../messages/index.ts";
 import { renderTurnPrefix } from "../prompt/index.ts";
+import { reminderPrompt } from "../scheduler/index.ts";
 import { showEntry } from "./api-sessions.ts";
 
 const stamp = renderTurnPrefix({ channel: "web", chatType: "direct", senderId: "cli", now: 0 });
@@ -41,5 +42,15 @@ describe("a transcript shows what the person wrote", () => {
     expect(shown.images).toHaveLength(1);
     // A message without a lead is shown as it is, even one that starts with a bracket.
     expect(showEntry(entry("[turn this is just text")).text).toBe("[turn this is just text");
+  });
+
+  it("marks a reminder's prompt as the reminder's, not the person's", () => {
+    const job = { id: "r1", text: "take the bins out" } as Parameters<typeof reminderPrompt>[0];
+    const prompt = decoratePending(
+      { role: "user", content: reminderPrompt(job, 0, false), timestamp: 0 },
+      [stamp],
+    );
+    expect(showEntry(entry(prompt.content)).from).toBe("reminder");
+    expect(showEntry(entry("hello box")).from).toBeUndefined();
   });
 });

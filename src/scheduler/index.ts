@@ -5,7 +5,7 @@
 
 export { createScheduler, type Scheduler, type SchedulerDeps } from "./create-scheduler.ts";
 export { type CronJobs, describeJob } from "./cron-jobs.ts";
-export { type CronRunner, createCronRunner } from "./cron-runner.ts";
+export { type CronRunner, createCronRunner, reminderPrompt } from "./cron-runner.ts";
 export type { CronJob, CronRun } from "./cron-store.ts";
 export { CronStore } from "./cron-store.ts";
 export {

@@ -283,6 +283,10 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
     await page.selectOption("#rem-target", `qq:${USER}`);
     await page.click("#reminder-form button[type=submit]");
     await expect.poll(() => page.locator("#rem-result").textContent()).toContain("Added");
+    // One local time a person reads ("Added: Dec 1, 2026, 10:54 PM (in 1 min)"), no ISO stamp.
+    const added = (await page.locator("#rem-result").textContent()) ?? "";
+    expect(added).toMatch(/^Added: .+ \(in 1 min\)\.$/);
+    expect(added).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
     await expect(page.locator("#reminders tr").count()).resolves.toBe(1);
     await page.screenshot({ path: join(SHOTS, "reminders-390.png"), fullPage: true });
     const proactive = () =>

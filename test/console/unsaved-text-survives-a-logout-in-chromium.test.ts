@@ -123,4 +123,19 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     await page.locator("h1", { hasText: "Status" }).waitFor();
     expect(problems).toEqual([]);
   });
+
+  it("a TOOLS.md saved with a problem says so in the warning style, not as a plain success", async () => {
+    await page.goto(`${base}/#workspace/TOOLS.md`);
+    await expect.poll(() => page.locator("#ws-file").inputValue()).toBe("TOOLS.md");
+    await page
+      .locator("#ws-text")
+      .fill("# Tools\n\n## Cameras\n\n- name: porch\n  url: ftp://192.168.1.60/snap.jpg\n");
+    await page.locator("#ws-save").click();
+    const result = page.locator("#ws-result");
+    await expect
+      .poll(() => result.textContent())
+      .toBe("Saved, with 1 problem below: that line is ignored until fixed.");
+    expect(await result.getAttribute("class")).toBe("result warn");
+    expect(problems).toEqual([]);
+  });
 });

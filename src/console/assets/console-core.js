@@ -127,7 +127,9 @@ async function api(path, options) {
   return data;
 }
 
-const when = (ms) => new Date(ms).toLocaleString();
+/** A local date and time a person reads at a glance ("Dec 1, 2026, 10:54 PM"). */
+const when = (ms) =>
+  new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 const errorBox = (error) =>
   h("p", { class: "error", role: "alert" }, String(error.message || error));
 
@@ -143,11 +145,18 @@ function stopPageTimers() {
   pageTimers.clear();
 }
 
-/** "in 4 min", "3 min ago": a time relative to now, short. */
+/** "in 4 min", "in 8 h 7 min", "2 d 3 h ago": a time relative to now, short. */
 function fromNow(ms) {
   const minutes = Math.round((ms - Date.now()) / 60000);
   if (minutes === 0) return "now";
-  return minutes > 0 ? `in ${minutes} min` : `${-minutes} min ago`;
+  const m = Math.abs(minutes);
+  const span =
+    m < 60
+      ? `${m} min`
+      : m < 1440
+        ? `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ""}`
+        : `${Math.floor(m / 1440)} d${Math.floor((m % 1440) / 60) ? ` ${Math.floor((m % 1440) / 60)} h` : ""}`;
+  return minutes > 0 ? `in ${span}` : `${span} ago`;
 }
 
 /** A small "ok"/"warn"/"fail" badge for a channel or check state. */
@@ -238,7 +247,11 @@ function entryView(e) {
   return h(
     "div",
     { class: `entry ${e.role}` },
-    h("div", { class: "role" }, e.role === "user" ? "you" : "assistant"),
+    h(
+      "div",
+      { class: "role" },
+      e.role === "user" ? (e.from === "reminder" ? "reminder" : "you") : "assistant",
+    ),
     e.thinking
       ? h("details", { class: "thinking" }, h("summary", {}, "thinking"), h("pre", {}, e.thinking))
       : null,

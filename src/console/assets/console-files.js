@@ -128,8 +128,13 @@ async function workspacePage(name) {
           version = r.version;
           dirty = false;
           showTools(r.tools);
-          result.className = "result ok";
-          result.textContent = "Saved. The assistant's next turn uses it.";
+          // Saved with problems is not a plain success: those lines are ignored.
+          const left = r.tools?.problems?.length ?? 0;
+          result.className = left > 0 ? "result warn" : "result ok";
+          result.textContent =
+            left > 0
+              ? `Saved, with ${left} ${left === 1 ? "problem" : "problems"} below: ${left === 1 ? "that line is" : "those lines are"} ignored until fixed.`
+              : "Saved. The assistant's next turn uses it.";
         } catch (error) {
           result.className = "result error";
           result.replaceChildren(
@@ -232,7 +237,13 @@ async function remindersPage() {
           const note = document.getElementById("rem-result");
           if (note) {
             note.className = "result ok";
-            note.textContent = `Added (${r.schedule}${r.nextRunAt ? `, first ${when(r.nextRunAt)}` : ""}).`;
+            // A one-off ("in…", "at…") is said as the one local time it runs at; a repeating
+            // one as its schedule and first run.
+            const first = r.nextRunAt ? when(r.nextRunAt) : "";
+            note.textContent =
+              (kind.value === "in" || kind.value === "at") && first
+                ? `Added: ${first} (${fromNow(r.nextRunAt)}).`
+                : `Added (${r.schedule || "repeating"}${first ? `; first ${first}` : ""}).`;
           }
         } catch (error) {
           result.className = "result error";
@@ -406,7 +417,7 @@ async function logsPage() {
     h(
       "p",
       { class: "muted" },
-      "The service's latest lines (kept in memory; secrets hidden). The full log: journalctl -u clawbox.",
+      "The service's latest lines (kept in memory; secrets hidden). The full log: journalctl -u clawbox on the box, or the terminal that runs npm start or clawbox run.",
     ),
     out,
   );
