@@ -22,7 +22,12 @@ afterAll(async () => {
 });
 
 function box(
-  options: { knownHosts?: boolean; ssh?: Record<string, unknown>; toolsMd?: string } = {},
+  options: {
+    knownHosts?: boolean;
+    ssh?: Record<string, unknown>;
+    toolsMd?: string;
+    timeoutMs?: number;
+  } = {},
 ) {
   const server = sshd as TestSshd;
   const home = mkdtempSync(join(tmpdir(), "clawbox-ssh-"));
@@ -40,7 +45,7 @@ function box(
       `# TOOLS.md\n\n## SSH hosts\n\n- name: testbox\n  host: 127.0.0.1\n  port: ${server.port}\n  user: ${server.user}\n  key_file: ${server.userKey}\n  description: the test server\n`,
   );
   const tools = configSchema.parse({
-    tools: { ssh: options.ssh ?? {}, devices: { timeoutMs: 5000 } },
+    tools: { ssh: options.ssh ?? {}, devices: { timeoutMs: options.timeoutMs ?? 30_000 } },
   }).tools;
   const [tool] = createDeviceTools({ tools, home, workspace })().filter(
     (t) => t.name === "ssh_exec",
@@ -139,9 +144,12 @@ describe.skipIf(sshdMissing !== undefined)("ssh_exec against a real OpenSSH serv
       `testbox (${server.user}@127.0.0.1:${server.port}) refused the login`,
     );
 
+    // A generous deadline for the real commands (a loaded CI machine takes seconds for an
+    // ssh login); the timeout case gets its own short one.
+    const { tool: hasty } = box({ timeoutMs: 3000 });
+    const slow = await run(hasty, "sleep 30");
+    expect(text(slow)).toContain('"sleep 30" on testbox timed out after 3 s');
     const { tool } = box();
-    const slow = await run(tool, "sleep 30");
-    expect(text(slow)).toContain('"sleep 30" on testbox timed out after 5 s');
     const failing = await run(tool, "exit 3");
     expect(failing.isError).toBe(true);
     expect(text(failing)).toContain("[testbox: exit code 3]");
