@@ -8,7 +8,7 @@ import { ownText } from "../context/index.ts";
 import { isClawboxError } from "../errors/index.ts";
 import type { Message, TranscriptEntry } from "../messages/index.ts";
 import { exportSessionJsonl, type SessionRow } from "../store/index.ts";
-import { consoleSessionKey, defaultConsoleSession } from "./api-chat.ts";
+import { consoleSender, consoleSessionKey, defaultConsoleSession } from "./api-chat.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import type { ConsoleEnv } from "./console-env.ts";
 import { apiError } from "./json-body.ts";
@@ -105,6 +105,16 @@ export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
       sessions: deps.store.sessions.list().map((s) => ({
         sessionId: s.sessionId,
         sessionKey: s.sessionKey,
+        // Whether the console may chat here (the owner's sessions): a stranger's, a group's,
+        // the tokenless web's or MQTT's are shown read-only instead of failing on send (403).
+        writable:
+          deps.agent.checkSession?.({
+            sessionKey: s.sessionKey,
+            text: "",
+            channel: "web",
+            senderId: consoleSender(deps),
+            chatType: "direct",
+          }).ok ?? true,
         chatType: s.chatType,
         messageCount: s.messageCount,
         entryCount: s.entryCount,

@@ -360,3 +360,26 @@ describe("reminders, logs, assets and sessions", () => {
     expect(sessions.defaultSession).toBe("agent:main:web:direct:owner");
   });
 });
+
+describe("the chat's session picker", () => {
+  it("marks a stranger's session read-only and the owner's writable, as a send would find", async () => {
+    const store = Store.open({ path: join(home, "clawbox.db") });
+    try {
+      store.sessions.create({
+        sessionKey: "agent:main:qq:direct:stranger_z",
+        chatType: "direct",
+        principal: "qq:STRANGER_Z",
+      });
+    } finally {
+      store.close();
+    }
+    const d = (await (await get("sessions")).json()) as {
+      sessions: { sessionKey: string; writable: boolean }[];
+    };
+    const stranger = d.sessions.find((s) => s.sessionKey === "agent:main:qq:direct:stranger_z");
+    expect(stranger?.writable).toBe(false);
+    const sent = await post("chat", { message: "hi", session: "agent:main:qq:direct:stranger_z" });
+    expect(sent.status).toBe(403);
+    await sent.text();
+  });
+});

@@ -52,13 +52,21 @@ async function chatPage() {
       "/compact",
     ),
   );
-  page("Chat", commands, list, form);
+  const readOnlyNote = h(
+    "p",
+    { class: "muted", id: "chat-read-only", hidden: true },
+    "Read-only: this conversation belongs to someone else (a stranger, a group, the web API or MQTT). The console can show it but not add to it; pick default or one of yours to chat.",
+  );
+  page("Chat", commands, list, readOnlyNote, form);
   /** Session keys that exist (only they have a transcript). */
   let known = new Set();
+  /** Session keys the console may read but not chat in. */
+  const readOnly = new Set();
 
   async function loadSessions() {
     const data = await api("sessions");
     const sessions = data.sessions;
+    readOnly.clear();
     defaultSession = data.defaultSession;
     known = new Set(sessions.map((s) => s.sessionKey));
     picker.replaceChildren(h("option", { value: "" }, "default (web owner)"));
@@ -66,11 +74,26 @@ async function chatPage() {
     for (const s of sessions) {
       if (seen.has(s.sessionKey) || s.sessionKey === defaultSession) continue;
       seen.add(s.sessionKey);
-      picker.append(h("option", { value: s.sessionKey }, `${s.sessionKey} (${s.messageCount})`));
+      if (s.writable === false) readOnly.add(s.sessionKey);
+      picker.append(
+        h(
+          "option",
+          { value: s.sessionKey },
+          `${s.sessionKey} (${s.messageCount})${s.writable === false ? " · read-only" : ""}`,
+        ),
+      );
     }
     if (chatSession && !seen.has(chatSession))
       picker.append(h("option", { value: chatSession }, chatSession));
     picker.value = chatSession;
+    showWritable();
+  }
+  /** A session the console may not chat in (a stranger's, a group's) is shown, not sent to. */
+  function showWritable() {
+    const locked = readOnly.has(chatSession);
+    send.disabled = locked;
+    input.disabled = locked;
+    readOnlyNote.hidden = !locked;
   }
   async function loadTranscript() {
     list.replaceChildren();
@@ -89,6 +112,7 @@ async function chatPage() {
   picker.addEventListener("change", () => {
     chatSession = picker.value;
     sessionStorage.setItem("clawbox.session", chatSession);
+    showWritable();
     void loadTranscript();
   });
 
@@ -108,7 +132,7 @@ async function chatPage() {
   }
 
   async function submit(text) {
-    if (!text.trim()) return;
+    if (!text.trim() || readOnly.has(chatSession)) return;
     send.disabled = true;
     const images = await readImages();
     list.append(
