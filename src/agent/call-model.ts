@@ -16,7 +16,12 @@ import {
 } from "../context/index.ts";
 import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { type AssistantMessage, emptyUsage, type UserMessage } from "../messages/index.ts";
-import type { Provider, ThinkingLevel, ToolDefinition } from "../providers/index.ts";
+import {
+  modelKindOf,
+  type Provider,
+  type ThinkingLevel,
+  type ToolDefinition,
+} from "../providers/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { EmitEvent } from "./agent-events.ts";
@@ -110,7 +115,7 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
     for (;;) {
       const session = input.store.sessions.require(input.sessionId);
       const tools = input.toolsFor(provider);
-      const modelKind = provider.kind === "local" ? "local" : "cloud";
+      const modelKind = modelKindOf(provider);
       let context: AssembledContext;
       try {
         context = await input.engine.assemble(

@@ -6,7 +6,7 @@
  * workspace-relative paths.
  */
 import { type ContextEngine, formatContextReport } from "../context/index.ts";
-import type { Provider, ToolDefinition } from "../providers/index.ts";
+import { modelKindOf, type Provider, type ToolDefinition } from "../providers/index.ts";
 import type { SessionRow } from "../store/index.ts";
 import type { ChatRequest } from "./chat-request.ts";
 
@@ -20,7 +20,7 @@ export async function contextCommandReply(
   tools: ToolDefinition[],
   privateFiles: boolean,
 ): Promise<string> {
-  const modelKind = provider.kind === "local" ? "local" : "cloud";
+  const modelKind = modelKindOf(provider);
   if (engine.report) {
     const report = await engine.report({
       session,

@@ -72,7 +72,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const dispatcher = new Dispatcher({
     db,
     agent: deps.agent,
-    config,
+    tools: config.tools,
     sessions: deps.sessions ?? createSessionResolver(config.agent),
     logger: logger.child("dispatch"),
     onReplies: () => worker?.wake(),

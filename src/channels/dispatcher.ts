@@ -7,11 +7,11 @@
  */
 import type { Database } from "bun:sqlite";
 import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ToolsConfig } from "../config/index.ts";
 import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { formatConversation, type SessionResolver, senderAddress } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
-import { isOwner, ownerPowers } from "../tools/index.ts";
+import { ownerPowers } from "../tools/index.ts";
 import { type AccessPolicy, decideAccess } from "./access.ts";
 import { type AttachmentOptions, prepareAttachments } from "./attachments.ts";
 import type { ChannelAdapter, ChannelCapabilities, InboundMessage } from "./channel.ts";
@@ -39,7 +39,8 @@ export interface DispatcherChannel {
 export interface DispatcherDeps {
   db: Database;
   agent: ChannelAgent;
-  config: ClawboxConfig;
+  /** `tools`: what an owner's reply in a group may attach (tools.groupOwnerPowers). */
+  tools: ToolsConfig;
   /** The session of each message, and whose it is. */
   sessions: SessionResolver;
   logger: Logger;
@@ -210,8 +211,8 @@ export class Dispatcher {
       const { parts, refused } = guardReplyAttachments(shaped, capabilities.imageTag, {
         workspace: this.deps.workspace,
         isOwner: ownerPowers(
-          { isOwner: isOwner(this.deps.config, request.senderId), chatType: request.chatType },
-          this.deps.config.tools,
+          { isOwner: this.deps.sessions.isOwner(request.senderId), chatType: request.chatType },
+          this.deps.tools,
         ),
       });
       if (refused.length > 0)

@@ -8,8 +8,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Fixture, makeFixture } from "../../test/fixtures/engine-fixture.ts";
 import type { AssistantMessage, Message } from "../messages/index.ts";
-import { CHATML_TEMPLATE, type Provider } from "../providers/index.ts";
+import type { Provider } from "../providers/index.ts";
 import { renderPrompt } from "../providers/local/chat-prompt.ts";
+import { CHATML_TEMPLATE } from "../providers/local/chat-template.ts";
 import type { AssembledContext } from "./context-engine.ts";
 
 let fx: Fixture;

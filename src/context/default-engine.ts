@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
 import type { ToolCall, TranscriptEntry, UserMessage } from "../messages/index.ts";
 import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.ts";
+import { modelKindOf } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
 import {
@@ -215,8 +216,9 @@ export class DefaultContextEngine implements ContextEngine {
     const countMessage = async (item: BranchMessage) => {
       const n = await this.tokens.count(sessionId, item, counter);
       if (item.message.role !== "toolResult") return n + overhead.perMessage;
-      // Local providers wrap tool results in JSON: escaping grows the text a little.
-      return n + overhead.perMessage + overhead.toolResult + Math.ceil(n * 0.1);
+      return (
+        n + overhead.perMessage + overhead.toolResult + Math.ceil(n * overhead.toolResultGrowth)
+      );
     };
     // Asked of the disk, not of the prompt: a cron or heartbeat run reads the minimal
     // file set, where BOOTSTRAP.md is absent even while it waits for the owner.
@@ -367,10 +369,7 @@ export class DefaultContextEngine implements ContextEngine {
 
   async compact(input: CompactInput): Promise<CompactResult> {
     const counter = await this.counter(input.provider);
-    const overhead = await templateOverhead(
-      counter,
-      input.provider.kind === "local" ? "local" : "cloud",
-    );
+    const overhead = await templateOverhead(counter, modelKindOf(input.provider));
     return compactSession(
       {
         store: this.deps.store,

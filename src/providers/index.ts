@@ -6,7 +6,6 @@
 export { isOverflowText } from "./classify-error.ts";
 export { createProvider } from "./create-provider.ts";
 export { failureMessage } from "./failure-message.ts";
-export { toolsSection as localToolsSection } from "./local/chat-prompt.ts";
 export {
   CHATML_TEMPLATE,
   chatTemplateOfFile,
@@ -21,6 +20,13 @@ export {
   primaryModel,
   primaryModelWindow,
 } from "./model-window.ts";
+export {
+  type ModelKind,
+  modelKindOf,
+  type OverheadCounter,
+  type PromptOverhead,
+  promptOverhead,
+} from "./prompt-overhead.ts";
 export type {
   ChatTemplate,
   Provider,

@@ -4,7 +4,7 @@
  * each home is kept by a check read from the source itself (comments aside).
  */
 import { describe, expect, it } from "vitest";
-import { allFiles, codeLines, shippedFiles, text } from "./source-tree.ts";
+import { allFiles, codeLines, importsOf, shippedFiles, text } from "./source-tree.ts";
 
 const FUNCTION =
   /^(export )?(?:async )?function\*? (\w+)|^(export )?const (\w+) = (?:async )?(?:\([^)]*\)|\w+) =>/;
@@ -131,5 +131,91 @@ describe("one idea, one home", () => {
         ["src/system/bounded-process.ts"],
       ).filter((line) => !/\.exec\(|Bun\.spawn/.test(line) || /Bun\.spawn/.test(line)),
     ).toEqual([]);
+  });
+
+  it("context/ knows no provider's wire format: it asks the provider for its overhead and kind", () => {
+    // What a provider may tell the context engine; its templates, tools block and
+    // tool-result wrapper stay inside providers/.
+    const told = new Set([
+      "ChatTemplate",
+      "ModelKind",
+      "OverheadCounter",
+      "PromptOverhead",
+      "Provider",
+      "ProviderRequest",
+      "ToolDefinition",
+      "isOverflowText",
+      "modelKindOf",
+      "promptOverhead",
+    ]);
+    const context = shippedFiles.filter((file) => file.startsWith("src/context/"));
+    const internals = context.flatMap((file) =>
+      importsOf(file)
+        .filter((edge) => edge.target.startsWith("src/providers/"))
+        .flatMap((edge) =>
+          edge.target !== "src/providers/index.ts"
+            ? [`${file} -> ${edge.target}`]
+            : edge.names.filter((name) => !told.has(name)).map((name) => `${file}: ${name}`),
+        ),
+    );
+    expect(internals).toEqual([]);
+    expect(
+      linesMatching(/<\/?tool_response>|<\|im_start\|>|kind === "local"/, [], context),
+    ).toEqual([]);
+    expect(
+      linesMatching(/\.kind === "local" \? "local" : "cloud"/, [
+        "src/providers/prompt-overhead.ts",
+      ]),
+    ).toEqual([]);
+  });
+
+  it("the whole ClawboxConfig is taken only by config/, cli/ and the files still on the list", () => {
+    // Issue 28: an area takes its config section or the values it needs. This list only
+    // shrinks: the dispatcher left it (it took the whole config for the owners and
+    // tools.groupOwnerPowers); the rest are still to do. The start-up wiring is cli/.
+    const STILL_TAKING_THE_WHOLE_CONFIG = [
+      "src/agent/call-model.ts",
+      "src/agent/create-agent.ts",
+      "src/agent/engine-source.ts",
+      "src/agent/fallback-policy.ts",
+      "src/agent/model-selection.ts",
+      "src/agent/provider-source.ts",
+      "src/agent/run-agent-loop.ts",
+      "src/agent/run-result.ts",
+      "src/channels/channel-definition.ts",
+      "src/channels/channel-service.ts",
+      "src/channels/channel-status.ts",
+      "src/channels/doctor-checks.ts",
+      "src/channels/owner-channels.ts",
+      "src/channels/proactive.ts",
+      "src/channels/qq/qq-definition.ts",
+      "src/channels/tell-requester.ts",
+      "src/channels/wecom/wecom-definitions.ts",
+      "src/console/api-channels.ts",
+      "src/console/console-deps.ts",
+      "src/context/default-engine.ts",
+      "src/context/skill-dirs.ts",
+      "src/doctor/check-model-privacy.ts",
+      "src/doctor/check-model.ts",
+      "src/memory/memory-service.ts",
+      "src/models/activate-pulled-model.ts",
+      "src/mqtt/doctor-checks.ts",
+      "src/mqtt/mqtt-bridge.ts",
+      "src/mqtt/mqtt-report.ts",
+      "src/providers/model-window.ts",
+      "src/scheduler/create-scheduler.ts",
+      "src/scheduler/heartbeat.ts",
+      "src/tools/tool-definitions.ts",
+      "src/tools/tool-policy.ts",
+    ];
+    const takers = shippedFiles.filter(
+      (file) =>
+        !file.startsWith("src/config/") &&
+        !file.startsWith("src/cli/") &&
+        codeLines(text.get(file) ?? "").some(({ code }) => /\bClawboxConfig\b/.test(code)),
+    );
+    expect(takers.filter((file) => !STILL_TAKING_THE_WHOLE_CONFIG.includes(file))).toEqual([]);
+    // A file that stopped taking it leaves the list too, so the list cannot go stale.
+    expect(STILL_TAKING_THE_WHOLE_CONFIG.filter((file) => !takers.includes(file))).toEqual([]);
   });
 });

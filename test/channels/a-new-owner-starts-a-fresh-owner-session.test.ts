@@ -43,7 +43,7 @@ function setup(agent: Record<string, unknown>): {
   const dispatcher = new Dispatcher({
     db: h.store.db,
     agent: h.agent,
-    config: h.config,
+    tools: h.config.tools,
     sessions: createSessionResolver(h.config.agent),
     logger: silentLogger,
     onReplies: () => {},

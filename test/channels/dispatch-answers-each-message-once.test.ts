@@ -35,7 +35,7 @@ function dispatcherFor(
   const dispatcher = new Dispatcher({
     db: h.store.db,
     agent: h.agent,
-    config: h.config,
+    tools: h.config.tools,
     sessions: createSessionResolver(h.config.agent),
     logger,
     onReplies: () => {},

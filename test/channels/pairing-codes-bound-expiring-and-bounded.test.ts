@@ -50,7 +50,7 @@ function dispatcher(dmPolicy?: "open" | "allowlist" | "pairing", allowFrom: stri
   const d = new Dispatcher({
     db: store.db,
     agent,
-    config,
+    tools: config.tools,
     sessions: createSessionResolver(config.agent),
     logger: silentLogger,
     onReplies: () => {},

@@ -81,14 +81,14 @@ function renderMessage(message: Message): PromptPiece {
     const text = message.content
       .map((block) => (block.type === "text" ? block.text : "[image]"))
       .join("");
-    const body = JSON.stringify({
-      name: message.toolName,
-      isError: message.isError,
-      content: text,
-    });
-    return { kind: "text", text: `<tool_response>\n${body}\n</tool_response>` };
+    return { kind: "text", text: toolResponseText(message.toolName, message.isError, text) };
   }
   return { kind: "assistant", key: assistantKey(message), text: assistantText(message) };
+}
+
+/** A tool result as the local model reads it (prompt-overhead.ts measures this same text). */
+export function toolResponseText(name: string, isError: boolean, content: string): string {
+  return `<tool_response>\n${JSON.stringify({ name, isError, content })}\n</tool_response>`;
 }
 
 function markupPiece(value: string): PromptPiece {
