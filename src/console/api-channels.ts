@@ -26,6 +26,7 @@ import {
   type ChannelForm,
   channelForm,
   type FormField,
+  fieldError,
   shownValue,
 } from "./channel-forms.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -170,6 +171,12 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
       await editConfigFile(deps.configFile, edits, { validate: { env: deps.env } });
     } catch (error) {
       const failure = toClawboxError(error);
+      const wrong = fieldError(form, failure.message);
+      if (wrong)
+        return c.json(
+          { error: { code: failure.code, message: wrong.message, field: wrong.field } },
+          400,
+        );
       return apiError(c, 400, failure.code, failure.message);
     }
     deps.logger.info("channel settings changed from the console", {
@@ -193,9 +200,12 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
         })
       ).config;
     } catch (error) {
+      const message = toClawboxError(error).message;
+      const wrong = fieldError(form, message);
       return c.json({
         ok: false,
-        message: `Fix the settings first: ${toClawboxError(error).message}`,
+        message: wrong ? wrong.message : `Fix the settings first: ${message}`,
+        ...(wrong ? { field: wrong.field } : {}),
       });
     }
     if (!config) return c.json({ ok: false, message: "The settings could not be read." });

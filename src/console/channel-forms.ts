@@ -209,3 +209,31 @@ export function shownValue(field: FormField, value: unknown): unknown {
   if (field.kind === "secret") return { set: typeof value === "string" && value.length > 0 };
   return value;
 }
+
+/**
+ * A config error about one of a form's fields, said as the form says it: "AppID:
+ * required", not "/root/.clawbox/clawbox.json: channels.qq.appId: Invalid input: expected
+ * string, received undefined". The person typed in a form, so the file and the key path
+ * mean nothing to them; the field's label and what to type do.
+ */
+export function fieldError(
+  form: ChannelForm,
+  message: string,
+): { field: string; message: string } | undefined {
+  for (const field of form.fields) {
+    const path = `${[...form.path, field.key].join(".")}: `;
+    const at = message.indexOf(path);
+    if (at < 0) continue;
+    const rest = message
+      .slice(at + path.length)
+      .replace(/ \(set it to [^)]*\)$/, "")
+      .replace(/^Invalid input: /, "");
+    const plain = /received undefined|is missing|required/i.test(rest)
+      ? "required"
+      : field.placeholder
+        ? `${rest}; e.g. ${field.placeholder}`
+        : rest;
+    return { field: field.key, message: `${field.label}: ${plain}` };
+  }
+  return undefined;
+}

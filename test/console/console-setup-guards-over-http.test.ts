@@ -212,11 +212,27 @@ describe("the Channels page's API", () => {
       },
     });
     expect(bad.status).toBe(400);
-    const message = ((await bad.json()) as { error: { message: string } }).error.message;
-    expect(message).toContain("channels.wecom.app.encodingAESKey");
+    const { error } = (await bad.json()) as { error: { message: string; field: string } };
+    const message = error.message;
+    // Said as the form says it: the field and what is wrong, not the file and key path.
+    expect(error.field).toBe("encodingAESKey");
+    expect(message).toMatch(/^EncodingAESKey: /);
+    expect(message).not.toContain("clawbox.json");
     expect(message).not.toContain("too-short-key-value");
     expect(message).not.toContain("app-secret-value-123");
     expect(readFileSync(configFile, "utf8")).toBe(before);
+    const empty = await post("channels/qq", { values: { appId: "" } });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({
+      error: { field: "appId", message: "AppID: required" },
+    });
+    const broker = (await (
+      await post("channels/mqtt/test", { values: { enabled: true, url: "127.0.0.1" } })
+    ).json()) as { ok: boolean; message: string; field?: string };
+    expect(broker.ok).toBe(false);
+    expect(broker.field).toBe("url");
+    expect(broker.message).toMatch(/^Broker URL: .*e\.g\. mqtt:\/\//);
+    expect(broker.message).not.toContain("Fix the settings first");
     expect((await post("channels/qq", { values: { mode: "carrier-pigeon" } })).status).toBe(400);
     expect((await post("channels/qq", { values: { nope: "x" } })).status).toBe(400);
     expect((await post("channels/irc", { values: {} })).status).toBe(404);

@@ -125,8 +125,16 @@ async function channelsPage() {
       result,
     );
     const status = h("div", { class: "status" }, statusLine(form.status));
+    /** Says what is wrong next to the field it is about (and clears the old notes). */
+    function markField(key, message) {
+      for (const old of formEl.querySelectorAll(".field-error")) old.remove();
+      const input = key ? formEl.elements.namedItem(key) : null;
+      if (input && message)
+        input.after(h("span", { class: "error field-error", role: "alert" }, message));
+    }
     async function save(ev) {
       ev.preventDefault();
+      markField();
       result.className = "result";
       result.textContent = "saving…";
       try {
@@ -144,9 +152,11 @@ async function channelsPage() {
       } catch (error) {
         result.className = "result error";
         result.textContent = error.message;
+        markField(error.data?.field, error.message);
       }
     }
     async function test() {
+      markField();
       result.className = "result";
       result.textContent = "testing…";
       try {
@@ -155,6 +165,7 @@ async function channelsPage() {
         });
         result.className = `result ${r.ok ? "ok" : "error"}`;
         result.textContent = r.message;
+        if (!r.ok) markField(r.field, r.message);
       } catch (error) {
         result.className = "result error";
         result.textContent = error.message;
