@@ -129,7 +129,9 @@ export function registerReminderRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps)
       });
     } catch (error) {
       const failure = toClawboxError(error);
-      return apiError(c, 400, failure.code, failure.message);
+      // The scheduler names its own argument ("at: not a duration"); the page's field is "When".
+      const said = failure.message.replace(/^(at|every|cron): /, "When: ");
+      return apiError(c, 400, failure.code, said);
     }
   });
 

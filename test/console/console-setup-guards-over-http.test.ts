@@ -399,3 +399,13 @@ describe("the chat's session picker", () => {
     await sent.text();
   });
 });
+
+describe("the Reminders page's API", () => {
+  it("names a wrong time by the field the page shows (When), not the scheduler's argument", async () => {
+    const wrong = await post("reminders", { text: "bins", kind: "in", value: "soonish" });
+    expect(wrong.status).toBe(400);
+    const said = ((await wrong.json()) as { error: { message: string } }).error.message;
+    expect(said).toMatch(/^When: /);
+    expect(said).not.toMatch(/^at: /);
+  });
+});
