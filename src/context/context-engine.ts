@@ -6,6 +6,7 @@
  * Another engine can be selected by `context.engine` in the config.
  */
 import type { Message, TranscriptEntry, UserMessage } from "../messages/index.ts";
+import type { TurnFacts } from "../prompt/index.ts";
 import type { Provider, ToolDefinition } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import type { ContextReport } from "./context-report.ts";
@@ -13,23 +14,8 @@ import type { ModelKind, RunKind } from "./run-kinds.ts";
 
 import type { TokenSource } from "./token-counter.ts";
 
-/** Per-turn facts: they lead the new user message, never the system prompt or tools. */
-export interface DynamicContext {
-  channel: string;
-  senderId?: string;
-  senderName?: string;
-  chatType: "direct" | "group" | "system";
-  groupId?: string;
-  messageId?: string;
-  replyTo?: string;
-  /** When the channel received the message, ms since epoch. */
-  receivedAt?: number;
-  /** What the channel can show (e.g. "plain text, max 2000 chars, up to 5 messages"). */
-  capabilities?: string;
-  /** ms since epoch */
-  now: number;
-  timezone?: string;
-}
+/** Per-turn facts (prompt/dynamic-context.ts): they lead the new user message, never the system prompt or tools. */
+export type { TurnFacts as DynamicContext } from "../prompt/index.ts";
 
 export interface AssembleInput {
   session: SessionRow;
@@ -37,7 +23,7 @@ export interface AssembleInput {
   modelKind: ModelKind;
   runKind: RunKind;
   tools: ToolDefinition[];
-  dynamic: DynamicContext;
+  dynamic: TurnFacts;
   /**
    * False keeps the owner's private files (MEMORY.md, USER.md) out of the prompt: for a
    * sender who is not an owner, and in group chats (SPEC §9a). Default true.
