@@ -4,7 +4,14 @@
  * present ("not configured" otherwise), uptime, RSS and the model state.
  */
 import type { Hono } from "hono";
-import { type CheckResult, checkDatabase, checkModels, checkWorkspace } from "../doctor/index.ts";
+import { loadConfig } from "../config/index.ts";
+import {
+  type CheckResult,
+  checkConfig,
+  checkDatabase,
+  checkModels,
+  checkWorkspace,
+} from "../doctor/index.ts";
 import { toClawboxError } from "../errors/index.ts";
 import { memoryDoctorChecks } from "../memory/index.ts";
 import { formatBytes } from "../system/index.ts";
@@ -16,6 +23,8 @@ const OPTIONAL_AREAS = ["channels", "mqtt"] as const;
 export function registerStatusRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.get("/console/api/status", async (c) => {
     const checks: CheckResult[] = [
+      // The file as it is now: a broken edit is shown here while the running settings stay.
+      checkConfig(() => loadConfig({ file: deps.configFile, env: deps.env })),
       ...checkDatabase(() => deps.store),
       ...checkWorkspace(deps.paths.workspace),
       // Header only: naming the wrapper would load llama.cpp into the service on a page view.

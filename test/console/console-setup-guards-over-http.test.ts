@@ -409,3 +409,20 @@ describe("the Reminders page's API", () => {
     expect(said).not.toMatch(/^at: /);
   });
 });
+
+describe("the Status page's API", () => {
+  it("shows the config row, failing while the file is broken, ok again once fixed", async () => {
+    type Status = { checks: { name: string; status: string; message: string }[] };
+    const row = async () =>
+      ((await (await get("status")).json()) as Status).checks.find((c) => c.name === "config");
+    expect((await row())?.status).toBe("ok");
+    const good = readFileSync(configFile, "utf8");
+    writeFileSync(configFile, `${good}\n{ broken`);
+    try {
+      expect((await row())?.status).toBe("fail");
+    } finally {
+      writeFileSync(configFile, good);
+    }
+    expect((await row())?.status).toBe("ok");
+  });
+});
