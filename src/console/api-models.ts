@@ -157,10 +157,11 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
       return apiError(c, 400, "HTTP_BAD_REQUEST", `not in models.providers: ${unknown.join(", ")}`);
     }
     try {
-      await editModelSettings(deps.configFile, {
-        primary,
-        fallbacks: fallbacks.filter((id) => id !== primary),
-      });
+      await editModelSettings(
+        deps.configFile,
+        { primary, fallbacks: fallbacks.filter((id) => id !== primary) },
+        { validate: { env: deps.env } },
+      );
       const changed = applyModelSettings(deps);
       return c.json({ ok: true, changed });
     } catch (error) {

@@ -3,7 +3,7 @@
  * model file, the primary provider and the fallbacks. Written through the config area's
  * in-place editor (comments and layout kept, atomic write).
  */
-import { type ConfigEdit, editConfigFile } from "../config/index.ts";
+import { type ConfigEdit, type EditConfigOptions, editConfigFile } from "../config/index.ts";
 
 export interface ModelSettingsEdit {
   /** models.providers.<localId>.path (the provider is created as kind "local" when absent). */
@@ -14,8 +14,16 @@ export interface ModelSettingsEdit {
   fallbacks?: string[];
 }
 
-/** Applies `edit` to the config file (created when absent) and returns the new text. */
-export async function editModelSettings(file: string, edit: ModelSettingsEdit): Promise<string> {
+/**
+ * Applies `edit` to the config file (created when absent) and returns the new text. With
+ * `options.validate`, a file that would not load as a whole is refused before anything
+ * is written (a form never leaves half its change behind).
+ */
+export async function editModelSettings(
+  file: string,
+  edit: ModelSettingsEdit,
+  options: EditConfigOptions = {},
+): Promise<string> {
   const edits: ConfigEdit[] = [];
   if (edit.localPath !== undefined) {
     const provider = ["models", "providers", edit.localId ?? "local"];
@@ -25,5 +33,5 @@ export async function editModelSettings(file: string, edit: ModelSettingsEdit): 
   if (edit.primary !== undefined) edits.push({ path: ["models", "primary"], value: edit.primary });
   if (edit.fallbacks !== undefined)
     edits.push({ path: ["models", "fallbacks"], value: edit.fallbacks });
-  return editConfigFile(file, edits);
+  return editConfigFile(file, edits, options);
 }
