@@ -35,7 +35,9 @@ function onlyNulBytes(path: string): boolean {
 export function seedWorkspace(dir: string): SeedResult {
   const created: string[] = [];
   try {
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+    // Closed to other local users (USER.md, MEMORY.md): a workspace outside the home
+    // (CLAWBOX_WORKSPACE) is not behind the home's 0700.
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o750 });
     const state = readWorkspaceState(dir);
     const brandNew = !state.seededAt && !IDENTITY_FILES.some((f) => existsSync(join(dir, f)));
     const now = new Date().toISOString();

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { editConfigFile } from "../../src/config/index.ts";
+import { Store } from "../../src/store/index.ts";
 import { CAN_DROP_TO_LOCAL_USER, runAsLocalUser } from "../support/local-user.ts";
 import { spawnCli } from "../support/spawn-cli.ts";
 
@@ -34,6 +35,30 @@ describe.skipIf(!CAN_DROP_TO_LOCAL_USER)("a local user and the box's home (dev i
     expect(read.status).not.toBe(0);
     const list = await runAsLocalUser(["ls", home]);
     expect(list.status).not.toBe(0);
+  }, 90_000);
+
+  it("cannot read a workspace clawbox created outside the home, nor a transcript it exported", async () => {
+    const home = join(parent, "box2");
+    const workspace = join(parent, "ws2");
+    const exported = join(parent, "owner.jsonl");
+    const env = { CLAWBOX_CONFIG: "", CLAWBOX_WORKSPACE: workspace };
+    const run = await spawnCli(["context", "list", "--home", home], env);
+    expect(run.code, run.stderr).toBe(0);
+    const read = await runAsLocalUser(["cat", join(workspace, "USER.md")]);
+    expect(read.status).not.toBe(0);
+    const store = Store.open({ path: join(home, "clawbox.db") });
+    try {
+      store.sessions.getOrCreate({ sessionKey: "agent:main:cli:direct:owner" });
+    } finally {
+      store.close();
+    }
+    const exportRun = await spawnCli(
+      ["sessions", "export", "agent:main:cli:direct:owner", "-o", exported, "--home", home],
+      env,
+    );
+    expect(exportRun.code, exportRun.stderr).toBe(0);
+    expect(statSync(exported).mode & 0o777).toBe(0o600);
+    expect((await runAsLocalUser(["cat", exported])).status).not.toBe(0);
   }, 90_000);
 
   it("cannot read a secret the box writes into a config that was world-readable", async () => {

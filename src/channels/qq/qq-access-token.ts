@@ -30,6 +30,9 @@ export function createQqAccessToken(options: {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ appId: options.appId, clientSecret: options.clientSecret }),
+        // The secret goes to tokenUrl and nowhere else: a 307/308 would re-send this body
+        // to whatever address the answer names.
+        redirect: "error",
         signal: AbortSignal.timeout(15_000),
       });
     } catch (error) {

@@ -136,7 +136,13 @@ async function request(
 ): Promise<Response> {
   let response: Response;
   try {
-    response = await doFetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    // Secrets ride in these requests (corpsecret, access_token, message bodies): they go
+    // to apiBase only, never to an address a redirect names.
+    response = await doFetch(url, {
+      ...init,
+      redirect: "error",
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
   } catch (error) {
     const clock = clockHint(error);
     throw new ClawboxError(

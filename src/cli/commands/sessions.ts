@@ -70,7 +70,8 @@ export const sessionsCommand: Command = {
         return EXIT.ok;
       }
       try {
-        writeFileSync(values.output, text);
+        // A transcript is the owner's: the file is theirs alone (an existing file keeps its mode).
+        writeFileSync(values.output, text, { mode: 0o600 });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         throw new ClawboxError(
