@@ -281,4 +281,18 @@ describe("the owner in a group chat", () => {
     expect(fake.requests.at(-1)?.systemPrompt).toContain("SECRET-MEMORY");
     expect(fake.requests.at(-1)?.systemPrompt).toContain("SECRET-USER");
   });
+
+  it("with tools.ownerToolsInGroups, gets the owner tools but still not MEMORY.md or USER.md", async () => {
+    const fake = createFakeProvider({ contextWindow: 64_000, script: () => ({ text: "ok" }) });
+    harness = seededHarness(fake, {
+      agent: { owners: ["cli", "qq:OWNER"] },
+      tools: { ownerToolsInGroups: true },
+    });
+    const result = await harness.agent.chat({ ...stranger, senderId: "qq:OWNER", text: "hi all" });
+    expect(result.error).toBeUndefined();
+    const inGroup = fake.requests.at(-1);
+    expect(inGroup?.tools.map((t) => t.name)).toContain("write");
+    expect(inGroup?.systemPrompt).not.toContain("SECRET-MEMORY");
+    expect(inGroup?.systemPrompt).not.toContain("SECRET-USER");
+  });
 });
