@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ClawboxConfig } from "../config/index.ts";
-import type { ToolCall, TranscriptEntry, UserMessage } from "../messages/index.ts";
+import type { TranscriptEntry, UserMessage } from "../messages/index.ts";
 import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.ts";
 import { modelKindOf } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
@@ -23,7 +23,7 @@ import {
   writeWorkspaceState,
 } from "../workspace/index.ts";
 import { assembleHistory, isFirstRun, readBranch } from "./assemble-history.ts";
-import type { BranchMessage } from "./branch-messages.ts";
+import { type BranchMessage, branchMessages } from "./branch-messages.ts";
 import { buildContextReport } from "./build-context-report.ts";
 import { compactSession } from "./compaction/compact-session.ts";
 import type {
@@ -38,7 +38,7 @@ import type { ContextReport } from "./context-report.ts";
 import { fitPending, messageTooLongError } from "./fit-pending.ts";
 import { MessageTokenCache } from "./message-token-cache.ts";
 import { type PromptEnv, preparePrompt } from "./prepare-prompt.ts";
-import { MISSING_RESULT_TEXT } from "./repair-transcript.ts";
+import { repairTranscript, SYNTHETIC_ENTRY_PREFIX } from "./repair-transcript.ts";
 import type { ModelKind, RunKind } from "./run-kinds.ts";
 import { skillDirsFor } from "./skill-dirs.ts";
 import { templateOverhead } from "./template-overhead.ts";
@@ -388,29 +388,20 @@ export class DefaultContextEngine implements ContextEngine {
    * Records a synthetic error result for tool calls left without one at the branch tip
    * (a run killed mid-tool), so the stored transcript is consistent again. Append-only.
    */
+  /**
+   * Stores an error result for every tool call the transcript left unanswered (a run
+   * killed mid-tool), as the in-memory repair would give it: matched within the turn by
+   * `repairTranscript`, so a server that reuses call ids every turn (`call_0`) does not
+   * make an earlier turn's result count for this one.
+   */
   async maintain(sessionId: string, store: Store): Promise<void> {
     const entries = store.transcript.branch(sessionId, { fromLastCompaction: true });
-    const answered = new Set<string>();
-    const pendingCalls: ToolCall[] = [];
-    for (const entry of entries) {
-      if (entry.type !== "message") continue;
-      const m = entry.message;
-      if (m.role === "toolResult") answered.add(m.toolCallId);
-      if (m.role === "assistant")
-        for (const b of m.content) if (b.type === "toolCall") pendingCalls.push(b);
-    }
-    for (const call of pendingCalls) {
-      if (answered.has(call.id)) continue;
+    const { messages } = repairTranscript(branchMessages(entries).messages);
+    for (const item of messages) {
+      if (!item.entryId.startsWith(SYNTHETIC_ENTRY_PREFIX)) continue;
       store.transcript.append(sessionId, {
         type: "message",
-        message: {
-          role: "toolResult",
-          toolCallId: call.id,
-          toolName: call.name,
-          content: [{ type: "text", text: MISSING_RESULT_TEXT }],
-          isError: true,
-          timestamp: Date.now(),
-        },
+        message: { ...item.message, timestamp: Date.now() },
       });
     }
   }

@@ -18,6 +18,9 @@ export interface RepairReport {
   droppedEmptyErrors: number;
 }
 
+/** Entry id prefix of a result the repair made up (not in the stored transcript). */
+export const SYNTHETIC_ENTRY_PREFIX = "synthetic:";
+
 export const MISSING_RESULT_TEXT =
   "[clawbox] No result was recorded for this tool call (the run was interrupted). Treat it as failed.";
 
@@ -74,7 +77,10 @@ export function repairTranscript(input: readonly BranchMessage[]): {
         out.push(input[found] as BranchMessage);
       } else {
         report.synthesized += 1;
-        out.push({ entryId: `synthetic:${call.id}`, message: synthetic(call, message.timestamp) });
+        out.push({
+          entryId: `${SYNTHETIC_ENTRY_PREFIX}${call.id}`,
+          message: synthetic(call, message.timestamp),
+        });
       }
     });
   });

@@ -1,8 +1,8 @@
 /**
  * A run killed mid-tool, then a server that reuses call ids (`call_0` every turn): the
- * next prompt pairs each result with the latest call of its id in its own turn. (An
- * earlier answered `call_0` matters: the stored transcript then gets no synthetic
- * result for the killed call, so only the in-prompt repair keeps the turns apart.) The
+ * next prompt pairs each result with the latest call of its id in its own turn, and the
+ * next run's maintenance stores the killed call's result by the same rule (an earlier
+ * answered `call_0` does not count for it). The
  * killed call is answered "interrupted, treat it as failed"; the new call gets its real
  * result, so the model does not believe its latest tool failed. Real `bin/clawbox chat`
  * processes (the first one SIGKILLed while `exec` runs) against the fake OpenAI server.
@@ -126,5 +126,21 @@ describe("a killed run, then a server that reuses call ids", () => {
     expect(resultAfter("exec")).toContain(JSON.stringify(MISSING_RESULT_TEXT).slice(1, -1));
     expect(resultAfter("read", "notes.txt")).toContain("backup finished at 03:12, 41 GB");
     expect(resultAfter("read", "notes.txt")).not.toContain("Treat it as failed");
+
+    // The stored transcript got the killed call's result too (the next run's maintenance
+    // matches within the turn, so the earlier answered call_0 does not count for it).
+    const exported = await spawnCli(["sessions", "export", "agent:main:cli:direct:owner"], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    const stored = exported.stdout
+      .trim()
+      .split("\n")
+      .map(
+        (line) =>
+          JSON.parse(line) as { type?: string; message?: { role?: string; content?: unknown } },
+      )
+      .filter((e) => e.type === "message" && e.message?.role === "toolResult");
+    expect(
+      stored.filter((e) => JSON.stringify(e.message?.content).includes("Treat it as failed")),
+    ).toHaveLength(1);
   });
 });
