@@ -62,7 +62,20 @@ async function waitForPort(port: number, child: ChildProcess, log: () => string)
   throw new Error(`sshd did not listen: ${log()}`);
 }
 
+class PortTakenError extends Error {}
+
+/** Starts a throwaway sshd; retried on a fresh port when another process took the port. */
 export async function startTestSshd(): Promise<TestSshd> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce();
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 5) throw error;
+    }
+  }
+}
+
+async function startOnce(): Promise<TestSshd> {
   const dir = mkdtempSync(join(tmpdir(), "clawbox-sshd-"));
   const hostKey = join(dir, "host_ed25519");
   const userKey = join(dir, "user_ed25519");
@@ -101,6 +114,21 @@ export async function startTestSshd(): Promise<TestSshd> {
   });
   await waitForPort(port, child, () => stderr);
   const hostPub = readFileSync(`${hostKey}.pub`, "utf8").trim().split(/\s+/).slice(0, 2).join(" ");
+  // The port was free a moment ago; on a busy machine another process (a qemu port
+  // forward, another test's server) can take it first, and then sshd exits while the
+  // connect above reached someone else. Only our sshd answers with our host key.
+  const scan = spawnSync(
+    "ssh-keyscan",
+    ["-T", "10", "-t", "ed25519", "-p", String(port), "127.0.0.1"],
+    {
+      encoding: "utf8",
+    },
+  );
+  if (child.exitCode !== null || !(scan.stdout ?? "").includes(hostPub.split(" ")[1] as string)) {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    throw new PortTakenError(`port ${port} answered with another server: ${stderr}`);
+  }
   return {
     port,
     user,
