@@ -7,8 +7,9 @@
  * reported hidden under its path: relative for a stranger too (a later attack found the
  * absolute one there).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { seedWorkspace } from "../../src/workspace/index.ts";
 import { createFakeProvider } from "../fakes/fake-provider.ts";
@@ -46,6 +47,12 @@ describe("/context from a stranger", () => {
       "Just text, no front matter.\n",
     );
 
+    // A prompt file the owner linked out of the workspace: a stranger sees its last two parts only.
+    const outside = mkdtempSync(join(tmpdir(), "clawbox-persona-"));
+    writeFileSync(join(outside, "soul.md"), "# SOUL\n");
+    rmSync(join(h.paths.workspace, "SOUL.md"), { force: true });
+    symlinkSync(join(outside, "soul.md"), join(h.paths.workspace, "SOUL.md"));
+
     const owner = await h.agent.chat(ownerRequest("/context detail"));
     expect(owner.reply).toContain("USER.md");
     expect(owner.reply).toContain("MEMORY.md");
@@ -70,6 +77,9 @@ describe("/context from a stranger", () => {
       expect(result.reply).not.toMatch(ABSOLUTE);
       expect(result.reply).toContain("weather");
       expect(result.reply).toContain("hidden: ./skills/x/SKILL.md (workspace): ");
+      expect(result.reply).toContain(`…/${basename(outside)}/soul.md`);
+      expect(result.reply).not.toContain(outside);
     }
+    rmSync(outside, { recursive: true, force: true });
   });
 });
