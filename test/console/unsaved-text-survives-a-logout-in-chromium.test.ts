@@ -7,14 +7,12 @@
  * text asks first. A real `clawbox run` and Debian's Chromium at a phone's width; the
  * session is ended behind the page's back with the logout route, as a restart would.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../fakes/qq-platform.ts";
-import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
+import { type RunningService, startService } from "../support/run-service.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -25,8 +23,7 @@ const EDIT = "# Notes\nThe bins go out on Tuesday.\n";
 
 describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)", () => {
   let home: string;
-  let box: ChildProcess;
-  let output = "";
+  let box: RunningService;
   let base: string;
   let browser: Browser;
   let page: Page;
@@ -47,18 +44,8 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
       join(home, "clawbox.json"),
       `{ server: { token: "${TOKEN}" }, memory: { enabled: false } }\n`,
     );
-    box = spawn(CLAWBOX_BIN, ["run", "--port", "0"], {
-      env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    box.stdout?.on("data", (d) => {
-      output += d;
-    });
-    box.stderr?.on("data", (d) => {
-      output += d;
-    });
-    await waitUntil(() => /listening on http:\/\/\S+/.test(output), 30_000, "clawbox run");
-    base = /listening on (http:\/\/\S+)/.exec(output)?.[1] ?? "";
+    box = await startService(["--port", "0"], { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" });
+    base = box.url;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -70,7 +57,8 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
 
   afterAll(async () => {
     await browser?.close();
-    box?.kill("SIGTERM");
+    box?.child.kill("SIGTERM");
+    await box?.exited;
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
