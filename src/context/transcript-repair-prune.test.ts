@@ -131,6 +131,23 @@ describe("pruning", () => {
     expect(report).toMatchObject({ synthesized: 0, droppedDuplicates: 0, moved: 0 });
   });
 
+  it("pairs a result with the newest unanswered call of its id: a killed call_0 stays interrupted", () => {
+    // Turn 1 was killed mid-tool (no result stored); turn 2's server reused `call_0`.
+    const { messages, report } = repairTranscript(
+      items([
+        user("is the backup done?"),
+        call("call_0"),
+        user("and now?"),
+        call("call_0"),
+        result("call_0", "backup finished"),
+        say("yes"),
+      ]),
+    );
+    const texts = messages.map((m) => firstText(m.message)).filter(Boolean);
+    expect(texts).toEqual([MISSING_RESULT_TEXT, "backup finished"]);
+    expect(report).toMatchObject({ synthesized: 1, moved: 0, droppedDuplicates: 0 });
+  });
+
   it("gives a call a result stored ahead of it in the same turn, never one from another turn", () => {
     const { messages, report } = repairTranscript(
       items([
