@@ -6,6 +6,11 @@
 export type { AgentEvent, AssistantStreamEvent } from "./agent-events.ts";
 export type { ChatRequest, ChatResult } from "./chat-request.ts";
 export {
+  streamChatTurn,
+  type TurnEventLike,
+  textDeltaOf,
+} from "./chat-stream.ts";
+export {
   type CleanedOutput,
   cleanOutput,
   SILENT_TOKENS,

@@ -3,7 +3,7 @@
  * An aborted turn (Ctrl-C) keeps what streamed on screen and in the transcript (the
  * agent stores the partial reply with `stopReason: "aborted"`) and says so in words.
  */
-import { textDeltaOf } from "../server/index.ts";
+import { textDeltaOf } from "../agent/index.ts";
 import { CLI_SENDER } from "../sessions/index.ts";
 import type { CliContext } from "./cli-context.ts";
 import type { Runtime } from "./start-runtime.ts";

@@ -1,15 +1,16 @@
 /**
- * POST /console/api/chat: one chat turn, streamed as server-sent events — `delta` (reply
- * text), `tool` / `tool_end` (shown folded), then `done` or `error` with the result.
+ * POST /console/api/chat: one chat turn, streamed as server-sent events in the one
+ * chat-stream vocabulary (agent/chat-stream.ts, the same as `POST /api/chat`'s) with the
+ * turn's work included — `delta` (reply text), `tool` / `tool_end` (shown folded),
+ * `compaction`, then `done` or `error` with the result.
  * /new and /compact are the agent's own chat commands, so they work here as everywhere.
  * The console speaks as the owner (see docs/CONSOLE.md): only a browser that logged in
  * (login secret, `server.token` or a one-time link) reaches this route.
  */
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { AgentEvent } from "../agent/index.ts";
+import { streamChatTurn } from "../agent/index.ts";
 import { isClawboxError } from "../errors/index.ts";
-import { messageText } from "../messages/index.ts";
 import { z } from "../schema/index.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import type { ConsoleEnv } from "./console-env.ts";
@@ -17,6 +18,8 @@ import { apiError, readBody } from "./json-body.ts";
 
 const MAX_IMAGE_BASE64 = 8 * 1024 * 1024;
 const MAX_IMAGES = 4;
+/** Keep-alive comments while the model is quiet, as `/api/chat` sends them by default. */
+const CHAT_KEEP_ALIVE_MS = 15_000;
 /** A chat request at its largest: four images, the message and JSON around them. */
 export const MAX_CHAT_BODY_BYTES = MAX_IMAGES * MAX_IMAGE_BASE64 + 512 * 1024;
 
@@ -56,38 +59,6 @@ export function consoleSessionKey(deps: ConsoleDeps, session: string | undefined
     : deps.sessions.resolve(session, "console");
 }
 
-const clip = (text: string, max = 4000): string =>
-  text.length > max ? `${text.slice(0, max)}… (${text.length - max} more chars)` : text;
-
-function sseOf(event: AgentEvent): { event: string; data: unknown } | undefined {
-  switch (event.type) {
-    case "message_update":
-      return event.event.type === "text_delta" && event.delta
-        ? { event: "delta", data: { text: event.delta } }
-        : undefined;
-    case "tool_execution_start":
-      return {
-        event: "tool",
-        data: { id: event.toolCallId, name: event.toolName, args: event.args },
-      };
-    case "tool_execution_end":
-      return {
-        event: "tool_end",
-        data: {
-          id: event.toolCallId,
-          name: event.toolName,
-          isError: event.isError,
-          result: clip(messageText(event.result)),
-        },
-      };
-    case "compaction_start":
-    case "compaction_end":
-      return { event: "compaction", data: { phase: event.type } };
-    default:
-      return undefined;
-  }
-}
-
 export function registerChatRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.post("/console/api/chat", async (c) => {
     const body = await readBody(c, chatBody);
@@ -114,26 +85,10 @@ export function registerChatRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): vo
     // The owner does not write into a stranger's session either (SPEC §9a): 403, nothing stored.
     const admitted = deps.agent.checkSession?.(request);
     if (admitted && !admitted.ok) return apiError(c, 403, "SESSION_FORBIDDEN", admitted.message);
-    return streamSSE(c, async (stream) => {
-      let chain = Promise.resolve();
-      const send = (event: string, data: unknown) => {
-        chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(data) }));
-      };
-      const result = await deps.agent.chat({
-        ...request,
-        onEvent: (event) => {
-          const out = sseOf(event);
-          if (out) send(out.event, out.data);
-        },
-      });
-      send(result.error ? "error" : "done", {
-        sessionId: result.sessionId,
-        sessionKey: result.sessionKey,
-        reply: result.reply,
-        silent: result.silent,
-        ...(result.error ? { error: result.error } : {}),
-      });
-      await chain;
-    });
+    return streamSSE(c, (stream) =>
+      streamChatTurn(stream, { detail: "work", keepAliveMs: CHAT_KEEP_ALIVE_MS }, (onEvent) =>
+        deps.agent.chat({ ...request, onEvent }),
+      ),
+    );
   });
 }

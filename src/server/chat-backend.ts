@@ -3,10 +3,10 @@
  * report model state. Declared here (structurally matching the agent's public API) so
  * the server can be tested with any backend and does not depend on agent internals.
  */
-export interface ChatBackendEvent {
-  type: string;
-  [key: string]: unknown;
-}
+import type { TurnEventLike } from "../agent/index.ts";
+
+/** A turn's event, read by its fields (the agent's `AgentEvent`, or a test's). */
+export type ChatBackendEvent = TurnEventLike;
 
 export interface ChatBackendRequest {
   sessionKey: string;
@@ -38,13 +38,4 @@ export interface ChatBackend {
    */
   checkSession?(request: ChatBackendRequest): { ok: true } | { ok: false; message: string };
   modelState(): Record<string, string>;
-}
-
-/** Text delta carried by a message_update event, if any. */
-export function textDeltaOf(event: ChatBackendEvent): string | undefined {
-  if (event.type !== "message_update") return undefined;
-  const delta = event.delta ?? (event.event as { delta?: unknown } | undefined)?.delta;
-  const kind = (event.event as { type?: unknown } | undefined)?.type;
-  if (kind !== undefined && kind !== "text_delta") return undefined;
-  return typeof delta === "string" ? delta : undefined;
 }

@@ -1,15 +1,17 @@
 /**
  * `POST /api/chat`: one turn through the agent, answered as JSON or streamed as SSE
  * (docs/HTTP-API.md). A turn on a Pi can take minutes, so the request's idle timeout is
- * switched off for it (Bun would otherwise abort it after `idleTimeout`), and a stream
- * sends a keep-alive comment while the model is quiet so proxies keep it open too.
+ * switched off for it (Bun would otherwise abort it after `idleTimeout`). A stream speaks
+ * the one chat-stream vocabulary (agent/chat-stream.ts): the reply's `delta`s, then
+ * `done` or `error`, with keep-alive comments while the model is quiet.
  */
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { streamChatTurn } from "../agent/index.ts";
 import { isClawboxError } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
 import { type SessionResolver, WEB_LOCAL_SENDER, WEB_TOKEN_SENDER } from "../sessions/index.ts";
-import { type ChatBackend, type ChatBackendRequest, textDeltaOf } from "./chat-backend.ts";
+import type { ChatBackend, ChatBackendRequest } from "./chat-backend.ts";
 import { jsonError } from "./json-error.ts";
 import { noIdleTimeout } from "./no-idle-timeout.ts";
 import { isOwnerRequest } from "./owner-token.ts";
@@ -85,31 +87,11 @@ export function mountChatRoute(app: Hono, options: ChatRouteOptions): void {
         return jsonError(c, 403, "HTTP_FORBIDDEN", result.error.message);
       return c.json(result, result.error ? 502 : 200);
     }
-    return streamSSE(c, async (stream) => {
-      const keepAlive = setInterval(() => {
-        void stream.write(": keep-alive\n\n");
-      }, options.keepAliveMs);
-      try {
-        const pending: Promise<void>[] = [];
-        const result = await options.backend.chat({
-          ...request,
-          onEvent: (event) => {
-            const delta = textDeltaOf(event);
-            if (delta)
-              pending.push(
-                stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta }) }),
-              );
-          },
-        });
-        await Promise.all(pending);
-        await stream.writeSSE({
-          event: result.error ? "error" : "done",
-          data: JSON.stringify(result),
-        });
-      } finally {
-        clearInterval(keepAlive);
-      }
-    });
+    return streamSSE(c, (stream) =>
+      streamChatTurn(stream, { detail: "reply", keepAliveMs: options.keepAliveMs }, (onEvent) =>
+        options.backend.chat({ ...request, onEvent }),
+      ),
+    );
   });
   app.all("/api/chat", (c) =>
     jsonError(c, 405, "HTTP_METHOD_NOT_ALLOWED", `${c.req.method} /api/chat: use POST`, {

@@ -169,6 +169,22 @@ describe("one idea, one home", () => {
     ).toEqual([]);
   });
 
+  it("a chat turn streams to the web in one vocabulary: named SSE events are written by agent/chat-stream.ts alone", () => {
+    // POST /api/chat and the console's chat once named and shaped the same turn's
+    // events differently; the OpenAI routes speak OpenAI's own (unnamed) chunks.
+    const web = shippedFiles.filter((f) => /^src\/(?:server|console)\//.test(f));
+    expect(linesMatching(/\bwriteSSE\s*\(\s*\{\s*event\b/, ["src/agent/chat-stream.ts"])).toEqual(
+      [],
+    );
+    expect(linesMatching(/\bevent:\s*"\w+"/, [], web)).toEqual([]);
+    expect(
+      web.filter(
+        (f) =>
+          /\bstreamSSE\(/.test(text.get(f) ?? "") && !/\bstreamChatTurn\(/.test(text.get(f) ?? ""),
+      ),
+    ).toEqual(["src/server/openai-api/openai-routes.ts"]);
+  });
+
   it("the whole ClawboxConfig is taken only by config/, cli/ and the files still on the list", () => {
     // Issue 28: an area takes its config section or the values it needs. This list only
     // shrinks: the dispatcher left it (it took the whole config for the owners and

@@ -254,6 +254,11 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await expect(done.textContent()).resolves.toBe(
       "Hello from the fake model, streamed word by word.",
     );
+    // Seen, not only in the DOM: the reply's box has a size on the page.
+    expect(await done.isVisible()).toBe(true);
+    const box = await done.boundingBox();
+    expect(box?.width ?? 0).toBeGreaterThan(0);
+    expect(box?.height ?? 0).toBeGreaterThan(0);
     const sent = JSON.stringify(model.requests.at(-1)?.body ?? {});
     expect(sent).toContain("Say hello");
     await page.screenshot({ path: join(SHOTS, "chat.png"), fullPage: true });

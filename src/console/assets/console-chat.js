@@ -168,6 +168,8 @@ async function chatPage() {
         const data = await res.json().catch(() => ({}));
         throw new Error(data.error?.message || `HTTP ${res.status}`);
       }
+      // The chat-stream vocabulary (src/agent/chat-stream.ts, docs/HTTP-API.md): delta,
+      // tool, tool_end, compaction, then done or error with the turn's result.
       await readSse(res, (name, data) => {
         if (name === "delta") reply.append(data.text);
         else if (name === "tool") {

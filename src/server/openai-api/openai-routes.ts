@@ -9,14 +9,10 @@
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { textDeltaOf } from "../../agent/index.ts";
 import { isClawboxError } from "../../errors/index.ts";
 import { type SessionResolver, WEB_TOKEN_SENDER } from "../../sessions/index.ts";
-import {
-  type ChatBackend,
-  type ChatBackendRequest,
-  type ChatBackendResult,
-  textDeltaOf,
-} from "../chat-backend.ts";
+import type { ChatBackend, ChatBackendRequest, ChatBackendResult } from "../chat-backend.ts";
 import { jsonError } from "../json-error.ts";
 import { noIdleTimeout } from "../no-idle-timeout.ts";
 import {
