@@ -64,6 +64,24 @@ interface ModelInfo extends TokenSource {
   contextWindow: number;
 }
 
+/** One assembly's inputs, by name; a report is an assembly without a pending message. */
+interface BuildInput {
+  session: SessionRow | undefined;
+  modelKind: ModelKind;
+  runKind: RunKind;
+  model: ModelInfo;
+  counter: TokenCounter;
+  tools: AssembleInput["tools"];
+  /** Per-turn facts that lead the pending message (`renderTurnPrefix`). */
+  facts: TurnFacts;
+  pending?: UserMessage | undefined;
+  promptMode?: AssembleInput["promptMode"];
+  /** Text appended to the system prompt (`systemPromptAddition`). */
+  addition?: string | undefined;
+  /** false: leave the owner's private files out of the prompt. */
+  privateFiles?: boolean | undefined;
+}
+
 export class DefaultContextEngine implements ContextEngine {
   readonly id = "default";
   readonly ownsCompaction = false;
@@ -127,17 +145,19 @@ export class DefaultContextEngine implements ContextEngine {
         : {}),
     };
     const { report, messages, pendingMessage, compactionAdvised, system, tools } = await this.build(
-      input.session,
-      input.modelKind,
-      input.runKind,
-      model,
-      await this.counter(input.provider),
-      input.tools,
-      { ...input.dynamic, timezone: input.dynamic.timezone ?? this.env.timezone },
-      pending,
-      input.promptMode,
-      input.systemPromptAddition,
-      input.privateFiles,
+      {
+        session: input.session,
+        modelKind: input.modelKind,
+        runKind: input.runKind,
+        model,
+        counter: await this.counter(input.provider),
+        tools: input.tools,
+        facts: { ...input.dynamic, timezone: input.dynamic.timezone ?? this.env.timezone },
+        pending,
+        promptMode: input.promptMode,
+        addition: input.systemPromptAddition,
+        privateFiles: input.privateFiles,
+      },
     );
     this.updateSkillsSnapshot(input.session, report);
     return {
@@ -162,35 +182,37 @@ export class DefaultContextEngine implements ContextEngine {
     const counter = input.provider
       ? await this.counter(input.provider)
       : await createTokenCounter(input.tokens);
-    const built = await this.build(
-      input.session,
-      input.modelKind,
-      input.runKind ?? "interactive",
+    const built = await this.build({
+      session: input.session,
+      modelKind: input.modelKind,
+      runKind: input.runKind ?? "interactive",
       model,
       counter,
-      input.tools ?? [],
-      { channel: "report", chatType: "direct", now: Date.now(), timezone: this.env.timezone },
-      undefined,
-      undefined,
-      undefined,
-      input.privateFiles,
-    );
+      tools: input.tools ?? [],
+      facts: {
+        channel: "report",
+        chatType: "direct",
+        now: Date.now(),
+        timezone: this.env.timezone,
+      },
+      privateFiles: input.privateFiles,
+    });
     return built.report;
   }
 
-  private async build(
-    session: SessionRow | undefined,
-    modelKind: ModelKind,
-    runKind: RunKind,
-    model: ModelInfo,
-    counter: TokenCounter,
-    tools: AssembleInput["tools"],
-    facts: TurnFacts,
-    pending: UserMessage | undefined,
-    promptMode?: AssembleInput["promptMode"],
-    addition?: string,
-    privateFiles?: boolean,
-  ) {
+  private async build({
+    session,
+    modelKind,
+    runKind,
+    model,
+    counter,
+    tools,
+    facts,
+    pending,
+    promptMode,
+    addition,
+    privateFiles,
+  }: BuildInput) {
     const config = this.deps.config.context;
     const sessionId = session?.sessionId ?? "";
     this.tokens.startAssembly(sessionId);
@@ -384,10 +406,6 @@ export class DefaultContextEngine implements ContextEngine {
     );
   }
 
-  /**
-   * Records a synthetic error result for tool calls left without one at the branch tip
-   * (a run killed mid-tool), so the stored transcript is consistent again. Append-only.
-   */
   /**
    * Stores an error result for every tool call the transcript left unanswered (a run
    * killed mid-tool), as the in-memory repair would give it: matched within the turn by
