@@ -6,7 +6,7 @@
  * Auth-profile rotation happens inside the providers. The result is always an
  * assistant message; on final failure it carries `stopReason: "error"`.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ContextConfig, ModelsConfig } from "../config/index.ts";
 import {
   type AssembledContext,
   type ContextEngine,
@@ -35,7 +35,8 @@ const THINKING_STEPS: ThinkingLevel[] = ["high", "medium", "low", "minimal", "of
 const FILE_WRITING_TOOLS = new Set(["write", "edit", "apply_patch"]);
 
 export interface ModelCallInput {
-  config: ClawboxConfig;
+  /** Read live: `/model` and a config reload change `models` while the agent runs. */
+  config: { models: ModelsConfig; context: Pick<ContextConfig, "compaction"> };
   store: Store;
   engine: ContextEngine;
   logger: Logger;
@@ -103,7 +104,7 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
     return { message: blank(input, error.message), error, thinkingLevel };
   }
   for (const provider of input.chain) {
-    const refusal = fallbackRefusal(provider, last?.error, input.config);
+    const refusal = fallbackRefusal(provider, last?.error, input.config.models);
     if (refusal) {
       input.logger.warn(`not using ${provider.id}: ${refusal}`);
       if (last) break;

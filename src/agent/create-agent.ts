@@ -296,7 +296,7 @@ export function createAgent(deps: AgentDeps): Agent {
     } catch (error) {
       return storeTurnWithoutEngine(request, session, toClawboxError(error), {
         store,
-        config,
+        primary: config.models.primary,
         logger,
       });
     }
@@ -364,7 +364,7 @@ export function createAgent(deps: AgentDeps): Agent {
       model: loop.provider ? `${loop.provider.id}/${loop.provider.model}` : undefined,
       abortedLastRun: loop.error?.code === "ABORTED",
     });
-    return resultOfLoop(loop, session, config, logger);
+    return resultOfLoop(loop, session, config.models.primary, logger);
   }
 
   function chat(request: ChatRequest): Promise<ChatResult> {

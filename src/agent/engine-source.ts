@@ -3,13 +3,16 @@
  * (the context area's `createContextEngine`), created on the first run so startup
  * stays light. A failure to create it is retried on the next run.
  */
-import type { ClawboxConfig } from "../config/index.ts";
-import { type ContextEngine, createContextEngine } from "../context/index.ts";
+import {
+  type ContextEngine,
+  type ContextEngineDeps,
+  createContextEngine,
+} from "../context/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
 
 export interface EngineDeps {
-  config: ClawboxConfig;
+  config: ContextEngineDeps["config"];
   store: Store;
   paths: HomePaths;
   logger: Logger;

@@ -5,7 +5,7 @@
  * window too small, a local model that cannot load or crashed), never after a refused
  * key, a malformed answer or a bug, and never when `models.localOnly` is set.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ModelsConfig } from "../config/index.ts";
 import type { ClawboxError, ErrorCode } from "../errors/index.ts";
 import type { Provider } from "../providers/index.ts";
 
@@ -27,10 +27,10 @@ export const isCloud = (provider: Provider) => provider.kind !== "local";
 export function fallbackRefusal(
   provider: Provider,
   previous: ClawboxError | undefined,
-  config: ClawboxConfig,
+  models: Pick<ModelsConfig, "localOnly">,
 ): string | undefined {
   if (!isCloud(provider)) return undefined;
-  if (config.models.localOnly)
+  if (models.localOnly)
     return `models.localOnly is set: the cloud model ${provider.id} is never called`;
   if (previous && !TRANSIENT_OR_CAPACITY.has(previous.code))
     return `${previous.code} is not a transient or capacity error: the private context is not sent to the cloud model ${provider.id}`;

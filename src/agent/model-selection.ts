@@ -5,10 +5,10 @@
  * changed so the others keep their loaded weights. A dropped provider is disposed only once
  * the agent is idle: a turn already running on it finishes on it.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ModelsConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
 import type { Logger } from "../system/index.ts";
-import type { ProviderCache } from "./provider-source.ts";
+import type { ModelsHolder, ProviderCache } from "./provider-source.ts";
 
 export interface ModelSelection {
   /** Per provider id in the fallback chain: unloaded | loading | ready | error. */
@@ -25,11 +25,12 @@ export interface ModelSelection {
    * entry changed are dropped and rebuilt on their next use, so a pulled model is picked
    * up without a restart. Returns the ids that changed.
    */
-  reloadModels(models: ClawboxConfig["models"]): string[];
+  reloadModels(models: ModelsConfig): string[];
 }
 
 export function createModelSelection(
-  config: ClawboxConfig,
+  /** Its `models` is replaced on reload and its `primary` set by selectModel. */
+  config: ModelsHolder,
   providers: ProviderCache,
   logger: Logger,
   /** Resolves when no run is running or queued. */

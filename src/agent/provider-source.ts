@@ -4,13 +4,18 @@
  * config by the providers area's `createProvider` on first use, so startup never loads
  * a model.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ModelsConfig } from "../config/index.ts";
 import { errorMessage } from "../errors/index.ts";
 import { createProvider, type Provider } from "../providers/index.ts";
 import type { Logger } from "../system/index.ts";
 
 export type ProviderLookup = (id: string) => Provider | undefined;
 export type ProviderSource = Record<string, Provider> | ProviderLookup;
+
+/** The holder of the `models` section, read on each use (a config reload replaces it). */
+export interface ModelsHolder {
+  models: ModelsConfig;
+}
 
 export interface ProviderCache {
   get(id: string): Provider | undefined;
@@ -24,7 +29,7 @@ export interface ProviderCache {
 
 function lookupOf(
   source: ProviderSource | undefined,
-  config: ClawboxConfig,
+  config: ModelsHolder,
   logger: Logger,
 ): ProviderLookup {
   if (typeof source === "function") return source;
@@ -39,7 +44,7 @@ function lookupOf(
 
 export function createProviderCache(
   source: ProviderSource | undefined,
-  config: ClawboxConfig,
+  config: ModelsHolder,
   logger: Logger,
 ): ProviderCache {
   const cache = new Map<string, Provider>();

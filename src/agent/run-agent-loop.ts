@@ -6,7 +6,7 @@
  * boundaries. Every assistant message and tool result is stored as it completes, so
  * an abort or failure at any point leaves a consistent transcript.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { AgentConfig, ContextConfig, ModelsConfig, ToolsConfig } from "../config/index.ts";
 import type { ContextEngine, DynamicContext, RunKind } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import {
@@ -32,9 +32,17 @@ import { callModel } from "./call-model.ts";
 import type { ChatRequest } from "./chat-request.ts";
 import { executeTools } from "./execute-tools.ts";
 
+/** The config sections a run reads, live: `/model` and a config reload change `models`. */
+export interface RunLoopConfig {
+  agent: Pick<AgentConfig, "timezone" | "maxIterations">;
+  models: ModelsConfig;
+  context: Pick<ContextConfig, "compaction">;
+  tools: Pick<ToolsConfig, "execution">;
+}
+
 export interface RunLoopInput {
   runId: string;
-  config: ClawboxConfig;
+  config: RunLoopConfig;
   store: Store;
   engine: ContextEngine;
   logger: Logger;
@@ -76,7 +84,10 @@ export function userMessageOf(request: ChatRequest): UserMessage {
   };
 }
 
-export function dynamicContextOf(request: ChatRequest, config: ClawboxConfig): DynamicContext {
+export function dynamicContextOf(
+  request: ChatRequest,
+  timezone: string | undefined,
+): DynamicContext {
   return {
     channel: request.channel,
     senderId: request.senderId,
@@ -88,7 +99,7 @@ export function dynamicContextOf(request: ChatRequest, config: ClawboxConfig): D
     receivedAt: request.receivedAt,
     capabilities: request.capabilities,
     now: Date.now(),
-    timezone: config.agent.timezone,
+    timezone,
   };
 }
 
@@ -144,7 +155,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
         logger: input.logger,
         sessionId: input.sessionId,
         runKind: input.runKind,
-        dynamic: dynamicContextOf(input.request, input.config),
+        dynamic: dynamicContextOf(input.request, input.config.agent.timezone),
         privateFiles: input.toolContext.isOwner && input.request.chatType !== "group",
         chain: input.chain,
         toolsFor: (provider) => input.definitionsFor(provider, [...allowedFor(provider).values()]),
@@ -172,7 +183,7 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
     thinkingLevel = result.thinkingLevel;
     lastProvider = result.provider ?? lastProvider;
     const message = result.message;
-    message.usage = withCost(message.usage, pricesFor(input.config, message.provider));
+    message.usage = withCost(message.usage, pricesFor(input.config.models, message.provider));
     await append(message);
     final = message;
     if (result.error) {
@@ -238,7 +249,7 @@ function failedTurnMessage(input: RunLoopInput, error: ClawboxError): AssistantM
 }
 
 /** The prices `models.providers.<id>.cost` names, if any (local providers have none). */
-function pricesFor(config: ClawboxConfig, providerId: string): CostPerMillion | undefined {
-  const provider = config.models.providers[providerId];
+function pricesFor(models: ModelsConfig, providerId: string): CostPerMillion | undefined {
+  const provider = models.providers[providerId];
   return provider && "cost" in provider ? provider.cost : undefined;
 }

@@ -4,7 +4,6 @@
  * a context engine still stores the user's message and an error turn, so nothing a user
  * said is lost.
  */
-import type { ClawboxConfig } from "../config/index.ts";
 import type { ClawboxError } from "../errors/index.ts";
 import { emptyUsage, messageText } from "../messages/index.ts";
 import { failureMessage as plainFailureMessage } from "../providers/index.ts";
@@ -20,7 +19,8 @@ type SessionRef = Pick<SessionRow, "sessionId" | "sessionKey">;
 export function resultOfLoop(
   loop: RunLoopResult,
   session: SessionRef,
-  config: ClawboxConfig,
+  /** The configured primary model id (`models.primary`), named when no provider was. */
+  primary: string,
   logger: Logger,
 ): ChatResult {
   const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
@@ -42,7 +42,7 @@ export function resultOfLoop(
   const cleaned = cleanOutput(messageText(loop.final));
   if (!cleaned.text && !cleaned.silent && loop.final.stopReason === "length") {
     // Out of reply tokens before any words (e.g. inside a grammar-constrained tool call).
-    const message = `The model ran out of reply tokens before answering (raise models.providers.${loop.provider?.id ?? config.models.primary}.maxTokens).`;
+    const message = `The model ran out of reply tokens before answering (raise models.providers.${loop.provider?.id ?? primary}.maxTokens).`;
     logger.warn("empty reply: stopped at the token limit", { sessionKey: session.sessionKey });
     return {
       ...base,
@@ -60,9 +60,9 @@ export function storeTurnWithoutEngine(
   request: ChatRequest,
   session: SessionRef,
   error: ClawboxError,
-  deps: { store: Store; config: ClawboxConfig; logger: Logger },
+  deps: { store: Store; primary: string; logger: Logger },
 ): ChatResult {
-  const { store, config, logger } = deps;
+  const { store, primary, logger } = deps;
   logger.error("no context engine: the turn is stored with an error", { error: error.message });
   store.transcript.append(session.sessionId, {
     type: "message",
@@ -71,7 +71,7 @@ export function storeTurnWithoutEngine(
   const message = {
     role: "assistant" as const,
     content: [],
-    provider: config.models.primary,
+    provider: primary,
     model: "none",
     usage: emptyUsage(),
     stopReason: "error" as const,

@@ -20,7 +20,7 @@ export function registerContextRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     const session = key ? findConsoleSession(deps, key) : undefined;
     if (key && !session) return apiError(c, 404, "SESSION_NOT_FOUND", "no such session");
     const { config } = deps;
-    const model = await primaryModelWindow(config, (message) => deps.logger.warn(message));
+    const model = await primaryModelWindow(config.models, (message) => deps.logger.warn(message));
     const sender = consoleSender(deps);
     const tools = reportToolDefinitions({
       store: deps.store,

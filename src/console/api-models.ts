@@ -55,7 +55,7 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
     const recommendation = recommendChatModel(m, board);
     const installed = new Map(installedChatModels(deps.paths.modelsDir, m).map((i) => [i.name, i]));
     const { models } = deps.config;
-    const localId = localProviderId(deps.config);
+    const localId = localProviderId(deps.config.models);
     const local = models.providers[localId];
     const activePath = local?.kind === "local" ? local.path : undefined;
     return c.json({
@@ -135,9 +135,9 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
       (i) => i.name === body.value.name,
     );
     if (!have) return apiError(c, 404, "MODEL_NOT_FOUND", `${body.value.name} is not installed`);
-    const localId = localProviderId(deps.config);
+    const localId = localProviderId(deps.config.models);
     try {
-      await activateModel(deps.config, deps.configFile, have.path);
+      await activateModel(deps.config.models, deps.configFile, have.path);
       const changed = applyModelSettings(deps);
       job.dismiss();
       return c.json({ ok: true, localPath: have.path, primary: localId, changed });

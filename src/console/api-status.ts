@@ -28,7 +28,7 @@ export function registerStatusRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): 
       ...checkDatabase(() => deps.store),
       ...checkWorkspace(deps.paths.workspace),
       // Header only: naming the wrapper would load llama.cpp into the service on a page view.
-      ...(await checkModels(deps.config, deps.paths.modelsDir, { chatTemplate: "header" })),
+      ...(await checkModels(deps.config.models, deps.paths.modelsDir, { chatTemplate: "header" })),
     ];
     if (deps.memory) {
       checks.push(

@@ -101,7 +101,7 @@ export class ModelPullJob {
         const installed = readInstalledChatModel(result.dir);
         if (installed) {
           const activation = await activateIfUnset(
-            this.deps.config,
+            this.deps.config.models,
             this.deps.configFile,
             installed.path,
           );

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { AgentConfig, ContextConfig, MemoryConfig, ModelsConfig } from "../config/index.ts";
 import type { TranscriptEntry, UserMessage } from "../messages/index.ts";
 import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.ts";
 import { modelKindOf } from "../providers/index.ts";
@@ -44,8 +44,16 @@ import { skillDirsFor } from "./skill-dirs.ts";
 import { templateOverhead } from "./template-overhead.ts";
 import { createTokenCounter, type TokenCounter, type TokenSource } from "./token-counter.ts";
 
+/** The config sections the engine reads; `models` on each use (a config reload replaces it). */
+export interface ContextEngineConfig {
+  agent: Pick<AgentConfig, "timezone">;
+  context: ContextConfig;
+  memory: Pick<MemoryConfig, "enabled">;
+  models: Pick<ModelsConfig, "providers">;
+}
+
 export interface ContextEngineDeps {
-  config: ClawboxConfig;
+  config: ContextEngineConfig;
   store: Store;
   /** Home paths with the configured workspace applied. */
   paths: HomePaths;

@@ -6,14 +6,11 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ContextConfig } from "../config/index.ts";
 import { type HomePaths, runtimeLayout } from "../system/index.ts";
 import type { SkillDir } from "../workspace/index.ts";
 
-export function skillDirsFor(
-  skills: ClawboxConfig["context"]["skills"],
-  paths: HomePaths,
-): SkillDir[] {
+export function skillDirsFor(skills: ContextConfig["skills"], paths: HomePaths): SkillDir[] {
   const workspace = paths.workspace;
   return [
     ...skills.extraDirs.map((dir) => ({ source: "extra" as const, dir: resolve(paths.home, dir) })),

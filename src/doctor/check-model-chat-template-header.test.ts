@@ -15,7 +15,7 @@ async function templateRow(chatTemplate: string | null, mode: "full" | "header")
   const config = configSchema.parse({
     models: { primary: "local", providers: { local: { kind: "local", path, threads: 1 } } },
   });
-  const rows = await checkModels(config, undefined, { chatTemplate: mode });
+  const rows = await checkModels(config.models, undefined, { chatTemplate: mode });
   return rows.find((row) => row.name === "model local chat template");
 }
 

@@ -5,7 +5,7 @@ import { checkModelPrivacy } from "./check-model-privacy.ts";
 const cloud = { kind: "openai", baseUrl: "https://api.example.com/v1", model: "m" };
 const local = { kind: "local" };
 const message = (models: Record<string, unknown>) =>
-  checkModelPrivacy(configSchema.parse({ models })).message;
+  checkModelPrivacy(configSchema.parse({ models }).models).message;
 
 describe("doctor: where the private context can go", () => {
   it("names the cloud fallback, the local-only switch and a cloud primary", () => {

@@ -2,11 +2,10 @@
  * States where the private context (prompt, memory, conversation) can go: only the
  * local model, or also a cloud provider, and when (SPEC §9a, docs/SECURITY.md).
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ModelsConfig } from "../config/index.ts";
 import type { CheckResult } from "./doctor-check.ts";
 
-export function checkModelPrivacy(config: ClawboxConfig): CheckResult {
-  const { models } = config;
+export function checkModelPrivacy(models: ModelsConfig): CheckResult {
   const chain = [...new Set([models.primary, ...models.fallbacks])];
   const cloud = chain.filter((id) => {
     const kind = models.providers[id]?.kind;

@@ -6,7 +6,7 @@
  * its own template without loading anything.
  */
 import { statSync } from "node:fs";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ModelsConfig } from "../config/index.ts";
 import { errorMessage } from "../errors/index.ts";
 import {
   boardResources,
@@ -45,13 +45,13 @@ export interface CheckModelsOptions {
 }
 
 export async function checkModels(
-  config: ClawboxConfig,
+  models: ModelsConfig,
   modelsDir?: string,
   options: CheckModelsOptions = {},
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const recommendation = modelsDir ? checkModelRecommendation(modelsDir) : undefined;
-  for (const [id, provider] of Object.entries(config.models.providers)) {
+  for (const [id, provider] of Object.entries(models.providers)) {
     if (provider.kind !== "local") {
       const keys = provider.authProfiles.length;
       results.push({

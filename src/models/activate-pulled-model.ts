@@ -7,7 +7,7 @@
  * the console's "use" choose it explicitly, and make the local model the primary one.
  */
 import { existsSync } from "node:fs";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ModelsConfig } from "../config/index.ts";
 import { editModelSettings } from "./config-file-edit.ts";
 
 export interface Activation {
@@ -17,19 +17,19 @@ export interface Activation {
 }
 
 /** The id of the local provider to fill: "local", or the only local provider configured. */
-export function localProviderId(config: ClawboxConfig): string {
-  if (config.models.providers.local?.kind === "local") return "local";
-  const locals = Object.entries(config.models.providers).filter(([, p]) => p.kind === "local");
+export function localProviderId(models: ModelsConfig): string {
+  if (models.providers.local?.kind === "local") return "local";
+  const locals = Object.entries(models.providers).filter(([, p]) => p.kind === "local");
   return locals.length === 1 && locals[0] ? locals[0][0] : "local";
 }
 
 export async function activateIfUnset(
-  config: ClawboxConfig,
+  models: ModelsConfig,
   configFile: string,
   ggufPath: string,
 ): Promise<Activation> {
-  const id = localProviderId(config);
-  const entry = config.models.providers[id];
+  const id = localProviderId(models);
+  const entry = models.providers[id];
   if (entry?.kind === "local" && entry.path && existsSync(entry.path)) {
     return {
       activated: false,
@@ -50,20 +50,19 @@ export async function activateIfUnset(
  * the fallbacks, where it would only repeat itself). The caller validated the file.
  */
 export async function activateModel(
-  config: ClawboxConfig,
+  models: ModelsConfig,
   configFile: string,
   ggufPath: string,
 ): Promise<Activation> {
-  const id = localProviderId(config);
-  const fallbacks = config.models.fallbacks.filter((f) => f !== id);
+  const id = localProviderId(models);
+  const fallbacks = models.fallbacks.filter((f) => f !== id);
   await editModelSettings(configFile, {
     localId: id,
     localPath: ggufPath,
     primary: id,
-    ...(fallbacks.length !== config.models.fallbacks.length ? { fallbacks } : {}),
+    ...(fallbacks.length !== models.fallbacks.length ? { fallbacks } : {}),
   });
-  const was =
-    config.models.primary === id ? "" : ` (the primary model was ${config.models.primary})`;
+  const was = models.primary === id ? "" : ` (the primary model was ${models.primary})`;
   return {
     activated: true,
     message: `${configFile}: models.providers.${id}.path set to ${ggufPath}; models.primary is "${id}"${was}`,

@@ -5,7 +5,7 @@
  * `clawbox context`, `clawbox compact` and the console's Context page.
  */
 import { basename } from "node:path";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ModelsConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
 import { readGgufHeader } from "../models/index.ts";
 import { LOCAL_CONTEXT_CAP } from "./local/context-cap.ts";
@@ -23,9 +23,9 @@ export function localModelName(path: string | undefined): string {
 }
 
 /** The primary model's id, name and kind; a local window here is `contextSize` or the cap. */
-export function primaryModel(config: ClawboxConfig): ModelWindow {
-  const id = config.models.primary;
-  const provider = config.models.providers[id];
+export function primaryModel(models: ModelsConfig): ModelWindow {
+  const id = models.primary;
+  const provider = models.providers[id];
   if (!provider) {
     throw new ClawboxError("CONFIG_INVALID", `models.primary: "${id}" is not in models.providers`);
   }
@@ -69,11 +69,11 @@ export async function localContextWindow(
 
 /** The primary model with a local model's window read from its GGUF header. */
 export async function primaryModelWindow(
-  config: ClawboxConfig,
+  models: ModelsConfig,
   warn: (message: string) => void,
 ): Promise<ModelWindow> {
-  const model = primaryModel(config);
-  const entry = config.models.providers[model.providerId];
+  const model = primaryModel(models);
+  const entry = models.providers[model.providerId];
   if (model.kind === "local" && entry?.kind === "local") {
     model.contextWindow = await localContextWindow(entry, warn);
   }

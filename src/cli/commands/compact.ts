@@ -37,7 +37,7 @@ export const compactCommand: Command = {
     const { config } = ctx.config();
     const store = ctx.store();
     const session = requireSession(ctx, values.session);
-    const model = primaryModel(config);
+    const model = primaryModel(config.models);
     const providerConfig = config.models.providers[model.providerId];
     if (!providerConfig)
       throw new ClawboxError("CONFIG_INVALID", `models.providers.${model.providerId} is missing`);

@@ -69,13 +69,13 @@ function chooseModel(
       path: modelPath,
     };
   }
-  const primary = primaryModel(config);
+  const primary = primaryModel(config.models);
   if (!kind || primary.kind === kind) return withPath(config, primary);
   const ids = [...config.models.fallbacks, ...Object.keys(config.models.providers)];
   for (const id of ids) {
     const entry = config.models.providers[id];
     if (!entry || (entry.kind === "local") !== (kind === "local")) continue;
-    return withPath(config, primaryModel({ ...config, models: { ...config.models, primary: id } }));
+    return withPath(config, primaryModel({ ...config.models, primary: id }));
   }
   return kind === "cloud"
     ? {

@@ -32,8 +32,8 @@ export const doctorCommand: Command = {
     if (configResult.status !== "fail") {
       const { config } = ctx.config();
       results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
-      results.push(...(await checkModels(config, ctx.paths.modelsDir)));
-      results.push(checkModelPrivacy(config));
+      results.push(...(await checkModels(config.models, ctx.paths.modelsDir)));
+      results.push(checkModelPrivacy(config.models));
       try {
         const { channelDoctorChecks } = await import("../../channels/index.ts");
         results.push(...channelDoctorChecks(ctx.store().db, config));

@@ -155,7 +155,7 @@ async function pull(ctx: CliContext, args: string[]): Promise<number> {
       const installed = readInstalledChatModel(result.dir);
       if (installed) {
         const activation = await activateIfUnset(
-          ctx.config().config,
+          ctx.config().config.models,
           ctx.paths.configFile,
           installed.path,
         );
@@ -205,7 +205,7 @@ async function use(ctx: CliContext, args: string[]): Promise<number> {
     }
     throw error;
   }
-  const activation = await activateModel(ctx.config().config, ctx.paths.configFile, path);
+  const activation = await activateModel(ctx.config().config.models, ctx.paths.configFile, path);
   ctx.stdout.write(
     `${activation.message}\n(a running clawbox run switches within a few seconds; new chats use it)\n`,
   );
