@@ -3,7 +3,7 @@
  * off, and a loader for its adapter. A leaf of types (the registry lists the channels'
  * definitions, and each definition names this shape, so neither imports the other).
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ChannelsConfig } from "../config/index.ts";
 import type { Logger } from "../system/index.ts";
 import type { AccessPolicy } from "./access.ts";
 import type { ChannelAdapter, ChannelCapabilities } from "./channel.ts";
@@ -14,7 +14,8 @@ export interface ChannelSettings {
 }
 
 export interface AdapterDeps {
-  config: ClawboxConfig;
+  /** The `channels` section; each adapter reads its own entry. */
+  channels: ChannelsConfig;
   logger: Logger;
   /** The workspace folder (local files the assistant may send must be inside it). */
   workspace: string;
@@ -23,11 +24,11 @@ export interface AdapterDeps {
 export interface ChannelDefinition {
   id: string;
   /** Undefined when the channel is not configured or `enabled: false`. */
-  settings(config: ClawboxConfig): ChannelSettings | undefined;
+  settings(channels: ChannelsConfig): ChannelSettings | undefined;
   /** The channel's own config section (a change to it restarts the channel at a reload). */
-  section(config: ClawboxConfig): unknown;
+  section(channels: ChannelsConfig): unknown;
   /** Why the channel is off, in plain words. */
-  disabledReason(config: ClawboxConfig): string;
+  disabledReason(channels: ChannelsConfig): string;
   /** Imports and builds the adapter (called only for enabled channels). */
   load(deps: AdapterDeps): Promise<ChannelAdapter>;
 }

@@ -7,7 +7,7 @@
  * section changed is stopped and started again with it; the others keep running.
  */
 import type { Database } from "bun:sqlite";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { AgentConfig, ChannelsConfig, ToolsConfig } from "../config/index.ts";
 import { errorMessage } from "../errors/index.ts";
 import { PairingRequests } from "../pairing/index.ts";
 import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
@@ -27,7 +27,11 @@ import { enqueueProactive } from "./proactive.ts";
 
 export interface ChannelServiceDeps {
   db: Database;
-  config: ClawboxConfig;
+  /**
+   * The sections the channels read; a reload replaces `channels` and `agent` in this
+   * object, so they are read on each use.
+   */
+  config: { channels: ChannelsConfig; agent: AgentConfig; tools: ToolsConfig };
   agent: ChannelAgent;
   /** The runtime's session resolver; default: one built from `config.agent`. */
   sessions?: SessionResolver;
@@ -62,10 +66,10 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   /** Each channel's section as last started (JSON), to see what a reload changed. */
   const started = new Map<string, string>();
   const sectionText = (id: string) =>
-    JSON.stringify(channelDefinition(id)?.section(config) ?? null);
+    JSON.stringify(channelDefinition(id)?.section(config.channels) ?? null);
   let worker: OutboxWorker | undefined;
   const deliver = (target: ChannelTarget, text: string): number[] => {
-    const ids = enqueueProactive(db, config, target, text);
+    const ids = enqueueProactive(db, config.channels, target, text);
     worker?.wake();
     return ids;
   };
@@ -92,7 +96,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const notifyOwner = (text: string): void => {
     logger.info("pairing requested", { text });
     for (const owner of config.agent.owners) {
-      const target = ownerTargets(config, owner)[0];
+      const target = ownerTargets(config.channels, owner)[0];
       if (!target) continue;
       try {
         deliver(target, text);
@@ -135,13 +139,13 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const startOne = async (id: string, restart = false): Promise<void> => {
     const definition = channelDefinition(id);
     started.set(id, sectionText(id));
-    const settings = definition?.settings(config);
+    const settings = definition?.settings(config.channels);
     if (!definition || !settings) return;
     const host = hostFor(id);
     host.setState("starting");
     try {
       const adapter = await definition.load({
-        config,
+        channels: config.channels,
         logger: host.logger,
         workspace: deps.workspace,
       });
@@ -167,13 +171,13 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   return {
     async start() {
       for (const definition of CHANNELS) {
-        if (!definition.settings(config))
+        if (!definition.settings(config.channels))
           writeChannelState(db, definition.id, "disabled", undefined);
       }
       worker = startOutboxWorker(dispatcher.outbox, () => adapters, logger.child("outbox"));
       await Promise.all(CHANNELS.map((c) => startOne(c.id)));
     },
-    status: () => readChannelStatus(db, config),
+    status: () => readChannelStatus(db, config.channels),
     webhook(channel, request) {
       const handler = adapters.get(channel)?.webhook;
       return handler ? handler(request) : undefined;
@@ -190,7 +194,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
           await running.stop().catch(() => undefined);
           writeChannelState(db, id, "stopped", "settings changed");
         }
-        if (!channelDefinition(id)?.settings(config)) {
+        if (!channelDefinition(id)?.settings(config.channels)) {
           started.set(id, sectionText(id));
           writeChannelState(db, id, "disabled", undefined);
         }

@@ -5,7 +5,7 @@
  * written by a process that is gone reads as "stopped".
  */
 import type { Database } from "bun:sqlite";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ChannelsConfig } from "../config/index.ts";
 import { processAlive } from "../system/index.ts";
 import type { ChannelState } from "./channel.ts";
 import { CHANNELS } from "./channel-registry.ts";
@@ -64,9 +64,9 @@ function lastFailure(db: Database, channel: string): Pick<ChannelStatus, "lastFa
 }
 
 /** Every known channel: configured ones with their state, the others as disabled. */
-export function readChannelStatus(db: Database, config: ClawboxConfig): ChannelStatus[] {
+export function readChannelStatus(db: Database, channels: ChannelsConfig): ChannelStatus[] {
   return CHANNELS.map((definition) => {
-    const enabled = definition.settings(config) !== undefined;
+    const enabled = definition.settings(channels) !== undefined;
     const row = db
       .query("SELECT state, reason, pid, last_event_at FROM channel_state WHERE channel = ?")
       .get(definition.id) as StateRow | null;
@@ -79,7 +79,7 @@ export function readChannelStatus(db: Database, config: ClawboxConfig): ChannelS
       ...lastFailure(db, definition.id),
     };
     if (!enabled)
-      return { ...base, state: "disabled" as const, reason: definition.disabledReason(config) };
+      return { ...base, state: "disabled" as const, reason: definition.disabledReason(channels) };
     // A running service may stop one channel for a reason (WeCom bot handed over to a newer connection).
     if (!row || !alive(row.pid) || (row.state === "stopped" && !row.reason))
       return { ...base, state: "stopped" as const, reason: "clawbox run is not running" };

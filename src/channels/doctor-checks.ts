@@ -3,8 +3,8 @@
  * Failed or expired replies name the last one's reason (redacted) and what to do.
  */
 import type { Database } from "bun:sqlite";
-import type { ClawboxConfig } from "../config/index.ts";
-import { collectSecrets, redact } from "../system/index.ts";
+import type { ChannelsConfig } from "../config/index.ts";
+import { redact } from "../system/index.ts";
 import { readChannelStatus } from "./channel-status.ts";
 
 export interface ChannelCheck {
@@ -35,9 +35,13 @@ function undeliveredFix(channel: string, last: LastUndelivered): string {
   return `check channels.${channel} (credentials, URLs) and the network, then see the service's log around that time; failed replies are not resent (so none arrives twice)`;
 }
 
-export function channelDoctorChecks(db: Database, config: ClawboxConfig): ChannelCheck[] {
-  const secrets = collectSecrets(config);
-  return readChannelStatus(db, config)
+export function channelDoctorChecks(
+  db: Database,
+  channels: ChannelsConfig,
+  /** Every secret of the config (`collectSecrets`), hidden in a failure's reason. */
+  secrets: readonly string[],
+): ChannelCheck[] {
+  return readChannelStatus(db, channels)
     .filter((s) => s.enabled)
     .map((s) => {
       const failed = (s.outbox.failed ?? 0) + (s.outbox.expired ?? 0);

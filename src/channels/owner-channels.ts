@@ -3,16 +3,16 @@
  * enabled channels whose senders have that identity (both WeCom channels for `wecom:`),
  * with the peer to send to. `cli` and other ids without a channel have none.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ChannelsConfig } from "../config/index.ts";
 import { identityOf, parseSenderAddress } from "../sessions/index.ts";
 import type { ChannelTarget } from "./channel.ts";
 import { CHANNELS } from "./channel-registry.ts";
 
-export function ownerTargets(config: ClawboxConfig, owner: string): ChannelTarget[] {
+export function ownerTargets(channels: ChannelsConfig, owner: string): ChannelTarget[] {
   const { identity, id: peerId } = parseSenderAddress(owner);
   if (!peerId) return [];
   return CHANNELS.flatMap((c) =>
-    c.settings(config) && identityOf(c.id).identity === identity
+    c.settings(channels) && identityOf(c.id).identity === identity
       ? [{ channel: c.id, chatType: "direct" as const, peerId }]
       : [],
   );

@@ -5,7 +5,7 @@
  * (it polls, so a row stored by any code path goes out within a second).
  */
 import type { Database } from "bun:sqlite";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ChannelsConfig } from "../config/index.ts";
 import { ClawboxError } from "../errors/index.ts";
 import type { ChannelTarget } from "./channel.ts";
 import type { ChannelSettings } from "./channel-definition.ts";
@@ -14,8 +14,8 @@ import { Outbox } from "./outbox.ts";
 import { shapeReply } from "./reply-shaping.ts";
 
 /** The settings of an enabled channel; CONFIG_INVALID when it is off or unknown. */
-export function enabledChannel(config: ClawboxConfig, channel: string): ChannelSettings {
-  const settings = channelDefinition(channel)?.settings(config);
+export function enabledChannel(channels: ChannelsConfig, channel: string): ChannelSettings {
+  const settings = channelDefinition(channel)?.settings(channels);
   if (!settings)
     throw new ClawboxError(
       "CONFIG_INVALID",
@@ -30,11 +30,11 @@ export function enabledChannel(config: ClawboxConfig, channel: string): ChannelS
 /** Stores the message for `target`; returns the outbox ids (empty for an empty text). */
 export function enqueueProactive(
   db: Database,
-  config: ClawboxConfig,
+  channels: ChannelsConfig,
   target: ChannelTarget,
   text: string,
 ): number[] {
-  const settings = enabledChannel(config, target.channel);
+  const settings = enabledChannel(channels, target.channel);
   const parts = shapeReply(text, settings.capabilities);
   return db.transaction(() => new Outbox(db).enqueue(target, parts).ids)();
 }

@@ -6,7 +6,7 @@
  * service's outbox worker sends it within a second.
  */
 import type { Database } from "bun:sqlite";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ChannelsConfig } from "../config/index.ts";
 import type { PairingRequest } from "../pairing/index.ts";
 import { WINDOW_SAFETY_MS } from "./dispatcher.ts";
 import { Outbox } from "./outbox.ts";
@@ -16,12 +16,12 @@ import { shapeReply } from "./reply-shaping.ts";
 /** Stores `text` for the requester; returns the outbox ids. Throws when the channel is off. */
 export function tellRequester(
   db: Database,
-  config: ClawboxConfig,
+  channels: ChannelsConfig,
   request: PairingRequest,
   text: string,
   now = Date.now(),
 ): number[] {
-  const settings = enabledChannel(config, request.channel);
+  const settings = enabledChannel(channels, request.channel);
   const target = {
     channel: request.channel,
     chatType: "direct" as const,
@@ -29,7 +29,7 @@ export function tellRequester(
   };
   const { capabilities } = settings;
   const deadline = request.askedAt + capabilities.replyWindowMs.direct - WINDOW_SAFETY_MS;
-  if (now >= deadline) return enqueueProactive(db, config, target, text);
+  if (now >= deadline) return enqueueProactive(db, channels, target, text);
   const parts = shapeReply(text, capabilities);
   const ids = db.transaction(
     () =>
@@ -40,5 +40,5 @@ export function tellRequester(
       }).ids,
   )();
   // Every reply that message allows is used up: send it as a message of its own.
-  return ids.length > 0 ? ids : enqueueProactive(db, config, target, text);
+  return ids.length > 0 ? ids : enqueueProactive(db, channels, target, text);
 }

@@ -117,7 +117,7 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
 
   const view = async () => {
     const { config, error } = fileConfig();
-    const statuses = readChannelStatus(deps.store.db, deps.config);
+    const statuses = readChannelStatus(deps.store.db, deps.config.channels);
     const mqtt = await deps.statusSources?.mqtt?.().catch(() => undefined);
     return {
       ...(error ? { fileError: error } : {}),
@@ -227,7 +227,7 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
       case "wecom-bot": {
         if (!wecom?.bot) return c.json(missing(form));
         const live = deps.config.channels.wecom?.bot;
-        const state = readChannelStatus(deps.store.db, deps.config).find(
+        const state = readChannelStatus(deps.store.db, deps.config.channels).find(
           (s) => s.channel === form.id,
         );
         const running =

@@ -75,7 +75,7 @@ export function registerOwnerRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
       await deps.reloadConfig?.();
       let told = true;
       try {
-        tellRequester(deps.store.db, deps.config, request, approvedText());
+        tellRequester(deps.store.db, deps.config.channels, request, approvedText());
       } catch (error) {
         told = false;
         deps.logger.warn("approved, but the person could not be told", {

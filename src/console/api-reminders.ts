@@ -59,7 +59,7 @@ export function registerReminderRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps)
       origin: { channel: "web", chatType: "direct", senderId: consoleSender(deps) },
     };
     const chats = agent.owners.flatMap((owner) =>
-      ownerTargets(deps.config, owner).map(
+      ownerTargets(deps.config.channels, owner).map(
         (t): Target => ({
           value: `${t.channel}:${t.peerId}`,
           label: `${owner} on ${t.channel}`,

@@ -4,7 +4,7 @@
  * them), runs dreaming on its schedule and reports its health. `clawbox run` creates
  * one with `createMemory` and hands `tools` to the agent.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { AgentConfig, ContextConfig, MemoryConfig } from "../config/index.ts";
 import { errorMessage } from "../errors/index.ts";
 import { installedModelDir, pullCommand, readInstalledModel } from "../models/index.ts";
 import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
@@ -31,7 +31,12 @@ import { type MemoryBudgetReport, memoryStartupBudget } from "./startup-budget.t
 import { indexedModel } from "./vector-table.ts";
 
 export interface MemoryDeps {
-  config: ClawboxConfig;
+  /** The sections memory reads: its own, the agent's (owners) and the bootstrap budget. */
+  config: {
+    memory: MemoryConfig;
+    agent: AgentConfig;
+    context: Pick<ContextConfig, "bootstrapMaxChars">;
+  };
   store: Store;
   paths: HomePaths;
   logger: Logger;

@@ -4,18 +4,17 @@
  * running service's connection state. Disabled bridges get one `ok` line.
  */
 import { accessSync, constants } from "node:fs";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { MqttConfig } from "../config/index.ts";
 import type { CheckResult } from "../doctor/index.ts";
 import { readStatusFile, statusFilePath } from "./bridge-status.ts";
 import { probeBroker } from "./probe-broker.ts";
 import { displayUrl } from "./topic-layout.ts";
 
 export async function mqttDoctorChecks(
-  config: ClawboxConfig,
+  mqtt: MqttConfig,
   home: string,
   timeoutMs = 3000,
 ): Promise<CheckResult[]> {
-  const mqtt = config.mqtt;
   if (!mqtt.enabled) return [{ name: "mqtt", status: "ok", message: "disabled" }];
   const broker = displayUrl(mqtt.url);
   const checks: CheckResult[] = [];

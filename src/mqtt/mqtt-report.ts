@@ -4,7 +4,7 @@
  * discovery entities. Works whether or not `clawbox run` is running; never shows a
  * password.
  */
-import type { ClawboxConfig } from "../config/index.ts";
+import type { AgentConfig, ModelsConfig, MqttConfig } from "../config/index.ts";
 import { createSessionResolver } from "../sessions/index.ts";
 import type { MqttBridgeStatus } from "./bridge-status.ts";
 import { readStatusFile, statusFilePath } from "./bridge-status.ts";
@@ -35,7 +35,14 @@ export interface MqttReport {
   entities: { component: Component; objectId: string; name: string; topic: string }[];
 }
 
-export function mqttReport(config: ClawboxConfig, home: string, version = ""): MqttReport {
+/** The sections a report reads (the whole config has this shape). */
+export interface MqttReportConfig {
+  mqtt: MqttConfig;
+  models: Pick<ModelsConfig, "providers">;
+  agent: AgentConfig;
+}
+
+export function mqttReport(config: MqttReportConfig, home: string, version = ""): MqttReport {
   const mqtt = config.mqtt;
   const topics = topicLayout(mqtt);
   const entities = discoveryEntities({
@@ -107,7 +114,7 @@ export function formatMqttReport(report: MqttReport): string {
 
 /** The bridge as one row of `clawbox channels status` (same fields as the channels' rows). */
 export function mqttChannelStatus(
-  config: ClawboxConfig,
+  config: MqttReportConfig,
   home: string,
 ): {
   channel: "mqtt";

@@ -4,7 +4,13 @@
  * run` starts only after READY so startup does not pay for them.
  */
 import type { Agent, ChatRequest, ChatResult } from "../agent/index.ts";
-import type { ClawboxConfig } from "../config/index.ts";
+import type {
+  AgentConfig,
+  ChannelsConfig,
+  CronConfig,
+  FollowupsConfig,
+  HeartbeatConfig,
+} from "../config/index.ts";
 import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
@@ -20,7 +26,14 @@ import { createHeartbeat, type Heartbeat } from "./heartbeat.ts";
 import { runScheduledTurn } from "./scheduled-turn.ts";
 
 export interface SchedulerDeps {
-  config: ClawboxConfig;
+  /** The sections the scheduler reads, on each use (a reload replaces `agent` and `channels`). */
+  config: {
+    agent: AgentConfig;
+    channels: ChannelsConfig;
+    cron: CronConfig;
+    followups: FollowupsConfig;
+    heartbeat: HeartbeatConfig;
+  };
   store: Store;
   workspace: string;
   logger: Logger;
@@ -56,7 +69,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const chatType = target.chatType === "group" ? "group" : "direct";
       const ids = enqueueProactive(
         store.db,
-        config,
+        config.channels,
         { channel: target.channel, chatType, peerId: target.peerId },
         text,
       );

@@ -14,7 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { AgentConfig, FollowupsConfig, HeartbeatConfig } from "../config/index.ts";
 import { OWNER, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
@@ -34,7 +34,12 @@ export type BeatResult =
   | { status: "ran"; outcome: TurnOutcome; followups: number };
 
 export interface HeartbeatDeps {
-  config: ClawboxConfig;
+  /** The sections the heartbeat reads; `agent` on each beat (owners can change live). */
+  config: {
+    heartbeat: HeartbeatConfig;
+    agent: Pick<AgentConfig, "owners" | "timezone">;
+    followups: Pick<FollowupsConfig, "enabled">;
+  };
   store: Store;
   workspace: string;
   logger: Logger;

@@ -3,13 +3,12 @@
  * context` and the console's Context page count the same schemas for their reports, so
  * a report's tool tokens match a real turn's.
  */
-import type { ClawboxConfig } from "../config/index.ts";
 import type { ProviderKind, ToolDefinition } from "../providers/index.ts";
 import type { Store } from "../store/index.ts";
 import { createBaseTools } from "./base-tools.ts";
 import { normalizeSchema } from "./normalize-schema.ts";
 import type { AgentTool } from "./tool.ts";
-import { applyToolPolicy, type PolicyInput } from "./tool-policy.ts";
+import { applyToolPolicy, type PolicyConfig, type PolicyInput } from "./tool-policy.ts";
 import { orderByPriority } from "./tool-priority.ts";
 
 export function toolDefinitions(tools: AgentTool[], kind: ProviderKind): ToolDefinition[] {
@@ -27,7 +26,7 @@ export function toolDefinitions(tools: AgentTool[], kind: ProviderKind): ToolDef
  */
 export function reportToolDefinitions(input: {
   store: Store;
-  config: ClawboxConfig;
+  config: PolicyConfig;
   extra: AgentTool[];
   policy: PolicyInput;
   modelKind: "local" | "cloud";

@@ -10,7 +10,14 @@
  * writes into its context, so their words must not steer the owner's tools.
  * Patterns: exact names, `*` wildcards ("mcp__home__*"), and `group:<name>`.
  */
-import type { ClawboxConfig, ToolFilter, ToolProfile } from "../config/index.ts";
+import type {
+  AgentConfig,
+  CronConfig,
+  HeartbeatConfig,
+  ToolFilter,
+  ToolProfile,
+  ToolsConfig,
+} from "../config/index.ts";
 import { formatConversation } from "../sessions/index.ts";
 import type { AgentTool } from "./tool.ts";
 
@@ -53,8 +60,16 @@ function patternMatches(pattern: string, tool: AgentTool): boolean {
 const anyMatches = (patterns: string[], tool: AgentTool) =>
   patterns.some((p) => patternMatches(p, tool));
 
+/** The config sections the policy reads (the whole config has this shape). */
+export interface PolicyConfig {
+  tools: ToolsConfig;
+  agent: Pick<AgentConfig, "id" | "tools" | "owners">;
+  heartbeat: Pick<HeartbeatConfig, "tools">;
+  cron: Pick<CronConfig, "tools">;
+}
+
 /** The stages that apply to one request, in pipeline order. */
-export function policyStages(config: ClawboxConfig, input: PolicyInput): PolicyStage[] {
+export function policyStages(config: PolicyConfig, input: PolicyInput): PolicyStage[] {
   const tools = config.tools;
   const stages: PolicyStage[] = [];
   const add = (name: string, filter: Partial<ToolFilter> | undefined) => {
@@ -124,7 +139,7 @@ export function decideTool(
 /** The tools a request may see and call. */
 export function applyToolPolicy(
   tools: AgentTool[],
-  config: ClawboxConfig,
+  config: PolicyConfig,
   input: PolicyInput,
 ): AgentTool[] {
   const owner = ownerPowers(input, config.tools);
@@ -140,11 +155,14 @@ export function applyToolPolicy(
  */
 export function ownerPowers(
   turn: { isOwner: boolean; chatType: PolicyInput["chatType"] },
-  tools: Pick<ClawboxConfig["tools"], "ownerToolsInGroups">,
+  tools: Pick<ToolsConfig, "ownerToolsInGroups">,
 ): boolean {
   return turn.isOwner && (turn.chatType !== "group" || tools.ownerToolsInGroups);
 }
 
-export function isOwner(config: ClawboxConfig, senderId: string | undefined): boolean {
+export function isOwner(
+  config: { agent: Pick<AgentConfig, "owners"> },
+  senderId: string | undefined,
+): boolean {
   return senderId !== undefined && config.agent.owners.includes(senderId);
 }

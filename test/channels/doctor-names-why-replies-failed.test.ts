@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { channelDoctorChecks, Outbox, writeChannelState } from "../../src/channels/index.ts";
 import { defaultConfig } from "../../src/config/index.ts";
 import { Store } from "../../src/store/index.ts";
+import { collectSecrets } from "../../src/system/index.ts";
 
 let dir: string | undefined;
 let store: Store | undefined;
@@ -53,7 +54,9 @@ describe("doctor on failed or expired replies", () => {
         id ?? 0,
       );
     }
-    const check = channelDoctorChecks(db, config).find((c) => c.name === "channel qq");
+    const check = channelDoctorChecks(db, config.channels, collectSecrets(config)).find(
+      (c) => c.name === "channel qq",
+    );
     expect(check?.status).toBe("warn");
     expect(check?.message).toContain("2 failed or expired; the last failed at ");
     expect(check?.message).toContain("HTTP 401: token rejected");
@@ -72,7 +75,9 @@ describe("doctor on failed or expired replies", () => {
     ).ids;
     db.query("UPDATE channel_outbox SET expires_at = 1 WHERE id = ?").run(id ?? 0);
     expect(outbox.expireIfLate(id ?? 0)).toBe(true);
-    const check = channelDoctorChecks(db, config).find((c) => c.name === "channel qq");
+    const check = channelDoctorChecks(db, config.channels, collectSecrets(config)).find(
+      (c) => c.name === "channel qq",
+    );
     expect(check?.message).toContain("the last expired at ");
     expect(check?.message).toContain("reply window closed before it could be sent");
     expect(check?.fix).toContain("reply window closed");

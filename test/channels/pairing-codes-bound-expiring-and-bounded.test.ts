@@ -143,7 +143,7 @@ describe("pairing over a channel", () => {
     expect(text).toContain("// the owner's box");
     expect(JSON5.parse(text).agent.owners).toEqual(["cli", `qq:${OWNER}`, "qq:STRANGER_A"]);
     expect(requests.list()).toEqual([]);
-    tellRequester(store.db, config, approved, approvedText(), clock);
+    tellRequester(store.db, config.channels, approved, approvedText(), clock);
     expect(repliesTo("STRANGER_A").at(-1)).toMatchObject({
       replyTo: ask.messageId,
       seq: 2,

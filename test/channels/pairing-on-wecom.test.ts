@@ -122,7 +122,7 @@ async function approve(code: string, configFile: string) {
     JSON.parse(await Bun.file(configFile).text()),
   ).agent.owners;
   // Stored in the outbox; the service's worker sends it (it polls every second).
-  tellRequester(h.store.db, h.config, request, approvedText());
+  tellRequester(h.store.db, h.config.channels, request, approvedText());
   return request;
 }
 

@@ -20,7 +20,7 @@ import { createQqWebhook } from "./qq-webhook.ts";
 const IMAGE_ITEM = /^<qqimg>([\s\S]+?)<\/qqimg>$/;
 
 export function createQqChannel(deps: AdapterDeps): ChannelAdapter {
-  const qq = deps.config.channels.qq;
+  const qq = deps.channels.qq;
   if (!qq) throw new ClawboxError("CONFIG_INVALID", "channels.qq is not configured");
   const tokens = createQqAccessToken({
     tokenUrl: qq.tokenUrl,

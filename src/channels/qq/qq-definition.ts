@@ -5,23 +5,22 @@
  * 5 per message, each with a distinct msg_seq; (msg_id, msg_seq) is deduplicated by
  * the platform (error 40054005), which makes a resend after a crash harmless.
  */
-import type { ClawboxConfig } from "../../config/index.ts";
 import type { ChannelDefinition } from "../channel-definition.ts";
 import { qqCapabilities } from "./qq-capabilities.ts";
 
 export const qqDefinition: ChannelDefinition = {
   id: "qq",
-  settings(config: ClawboxConfig) {
-    const qq = config.channels.qq;
+  settings(channels) {
+    const qq = channels.qq;
     if (!qq?.enabled) return undefined;
     return {
       capabilities: qqCapabilities(qq.markdown),
       access: { allowFrom: qq.allowFrom, groupPolicy: qq.groupPolicy, dmPolicy: qq.dmPolicy },
     };
   },
-  section: (config) => config.channels.qq,
-  disabledReason(config) {
-    return config.channels.qq ? "channels.qq.enabled is false" : "channels.qq is not configured";
+  section: (channels) => channels.qq,
+  disabledReason(channels) {
+    return channels.qq ? "channels.qq.enabled is false" : "channels.qq is not configured";
   },
   async load(deps) {
     const { createQqChannel } = await import("./qq-channel.ts");

@@ -27,7 +27,7 @@ export function createWeComAppChannel(
   capabilities: ChannelCapabilities,
   options: { fetch?: typeof fetch } = {},
 ): ChannelAdapter {
-  const config = deps.config.channels.wecom?.app;
+  const config = deps.channels.wecom?.app;
   if (!config) throw new ClawboxError("CONFIG_INVALID", "channels.wecom.app is not configured");
   const api: WeComAppApi = createWeComAppApi({
     apiBase: config.apiBase,

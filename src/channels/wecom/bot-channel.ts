@@ -46,7 +46,7 @@ export function createWeComBotChannel(
   deps: AdapterDeps,
   capabilities: ChannelCapabilities,
 ): ChannelAdapter {
-  const config = deps.config.channels.wecom?.bot;
+  const config = deps.channels.wecom?.bot;
   if (!config) throw new ClawboxError("CONFIG_INVALID", "channels.wecom.bot is not configured");
   const log = deps.logger;
   const streams = new Map<string, OpenStream>();

@@ -13,7 +13,6 @@
  * answers). Senders reach the agent as `wecom:<userid>` from either channel (the
  * sessions area's channel identities say so, for access, owners and reminders alike).
  */
-import type { ClawboxConfig } from "../../config/index.ts";
 import type { ChannelCapabilities } from "../channel.ts";
 import type { ChannelDefinition } from "../channel-definition.ts";
 import { WECOM_APP_CHANNEL, WECOM_BOT_CHANNEL } from "./wecom-channel-ids.ts";
@@ -50,8 +49,8 @@ export function wecomBotCapabilities(): ChannelCapabilities {
 
 export const wecomAppDefinition: ChannelDefinition = {
   id: WECOM_APP_CHANNEL,
-  settings(config: ClawboxConfig) {
-    const app = config.channels.wecom?.app;
+  settings(channels) {
+    const app = channels.wecom?.app;
     if (!app?.enabled) return undefined;
     return {
       capabilities: wecomAppCapabilities(app.markdown),
@@ -62,23 +61,23 @@ export const wecomAppDefinition: ChannelDefinition = {
       },
     };
   },
-  section: (config) => config.channels.wecom?.app,
-  disabledReason(config) {
-    return config.channels.wecom?.app
+  section: (channels) => channels.wecom?.app,
+  disabledReason(channels) {
+    return channels.wecom?.app
       ? "channels.wecom.app.enabled is false"
       : "channels.wecom.app is not configured";
   },
   async load(deps) {
     const { createWeComAppChannel } = await import("./app-channel.ts");
-    const app = deps.config.channels.wecom?.app;
+    const app = deps.channels.wecom?.app;
     return createWeComAppChannel(deps, wecomAppCapabilities(app?.markdown ?? false));
   },
 };
 
 export const wecomBotDefinition: ChannelDefinition = {
   id: WECOM_BOT_CHANNEL,
-  settings(config: ClawboxConfig) {
-    const bot = config.channels.wecom?.bot;
+  settings(channels) {
+    const bot = channels.wecom?.bot;
     if (!bot?.enabled) return undefined;
     return {
       capabilities: wecomBotCapabilities(),
@@ -89,9 +88,9 @@ export const wecomBotDefinition: ChannelDefinition = {
       },
     };
   },
-  section: (config) => config.channels.wecom?.bot,
-  disabledReason(config) {
-    return config.channels.wecom?.bot
+  section: (channels) => channels.wecom?.bot,
+  disabledReason(channels) {
+    return channels.wecom?.bot
       ? "channels.wecom.bot.enabled is false"
       : "channels.wecom.bot is not configured";
   },

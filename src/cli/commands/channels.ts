@@ -18,7 +18,7 @@ export const channelsCommand: Command = {
   ].join("\n"),
   async run(ctx, args) {
     const { values } = parseWith(args.slice(1), STATUS);
-    const statuses = readChannelStatus(ctx.store().db, ctx.config().config);
+    const statuses = readChannelStatus(ctx.store().db, ctx.config().config.channels);
     // The Home Assistant bridge lives in src/mqtt (not a chat channel) but is listed here too.
     const { mqttChannelStatus } = await import("../../mqtt/index.ts");
     statuses.push(mqttChannelStatus(ctx.config().config, ctx.home));

@@ -12,6 +12,7 @@ import {
 import { errorMessage } from "../../errors/index.ts";
 import { createMemory, memoryDoctorChecks } from "../../memory/index.ts";
 import { mqttDoctorChecks } from "../../mqtt/index.ts";
+import { collectSecrets } from "../../system/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { parseWith } from "../parse-args.ts";
@@ -36,7 +37,9 @@ export const doctorCommand: Command = {
       results.push(checkModelPrivacy(config.models));
       try {
         const { channelDoctorChecks } = await import("../../channels/index.ts");
-        results.push(...channelDoctorChecks(ctx.store().db, config));
+        results.push(
+          ...channelDoctorChecks(ctx.store().db, config.channels, collectSecrets(config)),
+        );
       } catch (error) {
         results.push({
           name: "channels",
@@ -44,7 +47,7 @@ export const doctorCommand: Command = {
           message: errorMessage(error),
         });
       }
-      results.push(...(await mqttDoctorChecks(config, ctx.home)));
+      results.push(...(await mqttDoctorChecks(config.mqtt, ctx.home)));
       if (config.memory.enabled) {
         try {
           const memory = createMemory({

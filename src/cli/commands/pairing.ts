@@ -101,7 +101,7 @@ export const pairingCommand: Command = {
     // `clawbox channels status`), so this never says they were told.
     let told = `a message to tell them is queued on ${request.channel}`;
     try {
-      tellRequester(ctx.store().db, ctx.config().config, request, approvedText());
+      tellRequester(ctx.store().db, ctx.config().config.channels, request, approvedText());
     } catch (error) {
       told = `not told: ${toClawboxError(error).message}`;
     }
