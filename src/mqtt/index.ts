@@ -19,19 +19,14 @@ export {
   STATUS_VALUES,
 } from "./discovery.ts";
 export { mqttDoctorChecks } from "./doctor-checks.ts";
-export {
-  createMqttBridge,
-  MAX_PENDING_TURNS,
-  MQTT_SENDER_ID,
-  type MqttBridge,
-  type MqttBridgeDeps,
-} from "./mqtt-bridge.ts";
+export { createMqttBridge, type MqttBridge, type MqttBridgeDeps } from "./mqtt-bridge.ts";
 export {
   formatMqttReport,
   type MqttReport,
   mqttChannelStatus,
   mqttReport,
 } from "./mqtt-report.ts";
+export { MAX_PENDING_TURNS, MQTT_SENDER_ID } from "./mqtt-turns.ts";
 export { type BrokerProbe, probeBroker } from "./probe-broker.ts";
 export { MAX_PROMPT_BYTES, type PromptPayload, parsePromptPayload } from "./prompt-payload.ts";
 export { displayUrl, nodeIdFromHostname, type TopicLayout, topicLayout } from "./topic-layout.ts";

@@ -1,9 +1,10 @@
 /**
  * The Home Assistant bridge: publishes discovery and state, turns prompts and button
  * presses into agent turns in the MQTT session, and publishes each outcome as a reply
- * or error event. Prompts run as the sender `mqtt:home-assistant` (a stranger unless
- * listed in `agent.owners`); the agent queues them per session. The model select picks
- * only local models unless that sender is an owner. Guarantees: `start`
+ * or error event (the turns: mqtt-turns.ts). Prompts run as the sender
+ * `mqtt:home-assistant` (a stranger unless listed in `agent.owners`); the agent queues
+ * them per session. The model select picks only local models unless that sender is an
+ * owner (model-choice.ts). Guarantees: `start`
  * returns before the broker answers and never throws; a bad payload gets an `error`
  * event, never an exception; no secret is published or logged. A prompt the broker saw
  * acknowledged is answered exactly once, across crashes and power cuts: it is stored
@@ -13,37 +14,28 @@
 import { Database } from "bun:sqlite";
 import type { MqttClient } from "mqtt";
 import type { Agent } from "../agent/index.ts";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { AgentConfig, ModelsConfig, MqttConfig } from "../config/index.ts";
 import { toClawboxError } from "../errors/index.ts";
 import { z } from "../schema/index.ts";
-import { createSessionResolver, MQTT_SENDER, type SessionResolver } from "../sessions/index.ts";
+import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import { MIGRATIONS } from "../store/index.ts";
 import type { Logger } from "../system/index.ts";
-import { isOwner } from "../tools/index.ts";
 import { type ConnectionState, type MqttBridgeStatus, writeStatusFile } from "./bridge-status.ts";
-import {
-  type BridgeStatus,
-  deviceIdentifier,
-  discoveryEntities,
-  discoveryWildcard,
-  HA_STATE_MAX,
-} from "./discovery.ts";
+import { deviceIdentifier, discoveryEntities, discoveryWildcard } from "./discovery.ts";
+import { chooseModelOverMqtt } from "./model-choice.ts";
 import { type Backoff, DEFAULT_BACKOFF, openConnection } from "./mqtt-connection.ts";
-import { PromptInbox, type StoredPrompt } from "./prompt-inbox.ts";
+import { createMqttTurns } from "./mqtt-turns.ts";
+import { PromptInbox } from "./prompt-inbox.ts";
 import { parsePromptPayload } from "./prompt-payload.ts";
 import { ReplyStore, reservingIdProvider } from "./reply-store.ts";
 import { displayUrl, topicLayout } from "./topic-layout.ts";
 
-/** Who Home Assistant is to the agent: put this id in `agent.owners` to trust it. */
-export const MQTT_SENDER_ID = MQTT_SENDER;
-/**
- * Turns running at once. Stored prompts beyond it wait in the inbox (not in memory) and
- * start in order as turns finish; button presses beyond it get an error event.
- */
-export const MAX_PENDING_TURNS = 16;
-
 export interface MqttBridgeDeps {
-  config: ClawboxConfig;
+  /**
+   * The sections the bridge reads: its own, the agent's (owners, sessions) and the
+   * models (the select's options; read on each choice, a reload replaces them).
+   */
+  config: { mqtt: MqttConfig; agent: AgentConfig; models: Pick<ModelsConfig, "providers"> };
   agent: Pick<Agent, "chat" | "primaryModel" | "selectModel">;
   /** The runtime's session resolver; default: one built from `config.agent`. */
   sessions?: SessionResolver;
@@ -83,20 +75,6 @@ export interface MqttBridge {
   close(): Promise<void>;
 }
 
-interface TurnOrigin {
-  id?: string;
-  /** Set for button presses: "new_session" | "compact". */
-  command?: string;
-  /** The stored prompt this turn answers (its event goes out exactly once). */
-  inboxId?: number;
-}
-
-/** At most 255 characters (code points, as Home Assistant counts). */
-function truncateState(text: string): string {
-  const chars = [...text];
-  return chars.length <= HA_STATE_MAX ? text : `${chars.slice(0, HA_STATE_MAX - 1).join("")}…`;
-}
-
 const identifiers = z.union([z.array(z.unknown()), z.string()]);
 /** A retained discovery config, full or abbreviated (`dev`/`ids`) keys. */
 const retainedConfig = z.object({
@@ -129,15 +107,11 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
   const modelIds = Object.keys(config.models.providers);
   const entities = discoveryEntities({ topics, version: deps.version, modelIds });
   const current = new Set(entities.map((e) => e.topic));
-  const running = new Set<Promise<void>>();
   const db = deps.db ?? memoryDatabase();
   const inbox = new PromptInbox(db);
   const replies = new ReplyStore(db, topics.event, (id) => inbox.setState(id, "answered"));
-  /** Stored prompts not started yet, oldest first. */
-  const waiting: StoredPrompt[] = [];
   let client: MqttClient | undefined;
   let closing = false;
-  let lastStatus: BridgeStatus = "idle";
   const state: MqttBridgeStatus = {
     pid: process.pid,
     broker: displayUrl(mqtt.url),
@@ -184,129 +158,35 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
   const publishJson = (topic: string, value: unknown, retain = false) =>
     publish(topic, JSON.stringify(value), retain);
 
-  const publishStates = () => {
-    state.busy = running.size > 0;
-    publish(topics.status, running.size > 0 ? "thinking" : lastStatus, true);
-    publish(topics.busy, state.busy ? "ON" : "OFF", true);
-    publish(topics.model, agent.primaryModel(), true);
-  };
-
   const publishDiscovery = () => {
     for (const entity of entities) publishJson(entity.topic, entity.config, true);
     state.discoveryPublishedAt = Date.now();
     save();
   };
 
-  /** The event answering a turn: exactly once (QoS 2, durable) for a stored prompt. */
-  const publishEvent = (event: Record<string, unknown>, origin: TurnOrigin) => {
-    const payload = JSON.stringify(event);
-    if (origin.inboxId === undefined) {
-      publish(topics.event, payload);
-      return;
-    }
+  /** The event answering a stored prompt: kept in the reply store until the broker confirms it. */
+  const publishStoredReply = (payload: string, inboxId: number) => {
     // Not published while closing: the prompt stays `received` and is answered after the
     // restart. Once stored, the reply goes out even if the broker is away right now.
     if (!client || closing) return;
-    replies.expect(payload, origin.inboxId);
+    replies.expect(payload, inboxId);
     client.publish(topics.event, payload, { qos: 2 }, (error) => {
       if (error) logger.warn("reply event not confirmed yet", { error: error.message });
     });
   };
 
-  const sendError = (reason: string, origin: TurnOrigin, sessionKey?: string) => {
-    publishEvent(
-      {
-        event_type: "error",
-        text: reason,
-        ...(origin.id !== undefined ? { id: origin.id } : {}),
-        ...(origin.command ? { command: origin.command } : {}),
-        ...(sessionKey ? { session_key: sessionKey } : {}),
-      },
-      origin,
-    );
-  };
-
-  const runTurn = (text: string, sessionKey: string, origin: TurnOrigin) => {
-    if (origin.inboxId === undefined && running.size >= MAX_PENDING_TURNS) {
-      state.prompts.rejected++;
-      sendError(
-        `${MAX_PENDING_TURNS} prompts are already waiting; this one was dropped. Try again when the box is idle.`,
-        origin,
-        sessionKey,
-      );
-      save();
-      return;
-    }
-    const turn = (async () => {
-      const result = await agent.chat({
-        sessionKey,
-        text,
-        channel: "mqtt",
-        senderId: MQTT_SENDER_ID,
-        senderName: "Home Assistant",
-        chatType: "direct",
-        ...(origin.id !== undefined ? { messageId: origin.id } : {}),
-      });
-      const common = {
-        ...(origin.id !== undefined ? { id: origin.id } : {}),
-        ...(origin.command ? { command: origin.command } : {}),
-        session_key: result.sessionKey,
-      };
-      if (result.error) {
-        state.prompts.failed++;
-        lastStatus = "error";
-        sendError(result.error.message, origin, result.sessionKey);
-        return;
-      }
-      state.prompts.replied++;
-      lastStatus = "idle";
-      publishEvent(
-        {
-          event_type: "reply",
-          text: result.reply,
-          ...common,
-          ...(result.silent ? { silent: true } : {}),
-        },
-        origin,
-      );
-      if (result.silent) return;
-      publish(topics.reply, truncateState(result.reply), true);
-      const at = new Date().toISOString();
-      publishJson(topics.replyAttributes, { text: result.reply, ...common, at }, true);
-      publishJson(topics.statusAttributes, { last_reply: result.reply, ...common, at }, true);
-    })()
-      .catch((error: unknown) => {
-        // agent.chat never rejects; this guards the publishing code above.
-        state.prompts.failed++;
-        lastStatus = "error";
-        logger.error("MQTT turn failed", { error: toClawboxError(error).message });
-        sendError("The box could not finish this prompt; see its log.", origin, sessionKey);
-      })
-      .finally(() => {
-        running.delete(turn);
-        pump();
-        publishStates();
-        save();
-      });
-    running.add(turn);
-    publishStates();
-    save();
-  };
-
   const sessionKeyOf = (session: string | undefined) =>
     session ? sessions.resolve(session, "mqtt") : defaultSession;
 
-  /** Starts stored prompts, in order, while fewer than MAX_PENDING_TURNS run. */
-  const pump = () => {
-    while (!closing && running.size < MAX_PENDING_TURNS) {
-      const next = waiting.shift();
-      if (!next) return;
-      runTurn(next.text, sessionKeyOf(next.session), {
-        inboxId: next.id,
-        ...(next.promptId !== undefined ? { id: next.promptId } : {}),
-      });
-    }
-  };
+  const turns = createMqttTurns({
+    agent,
+    logger,
+    topics,
+    status: state,
+    out: { publish, publishJson, publishStoredReply, save },
+    sessionKeyOf,
+    closing: () => closing,
+  });
 
   /** Runs before the PUBACK: the prompt is stored (or known) when the broker forgets it. */
   const onPrompt = (payload: Buffer, packet: { messageId?: number; dup: boolean }) => {
@@ -315,7 +195,7 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       state.prompts.received++;
       state.prompts.rejected++;
       logger.warn("MQTT prompt rejected", { reason: parsed.reason });
-      sendError(parsed.reason, parsed.id !== undefined ? { id: parsed.id } : {});
+      turns.sendError(parsed.reason, parsed.id !== undefined ? { id: parsed.id } : {});
       save();
       return;
     }
@@ -334,46 +214,26 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       return;
     }
     state.prompts.received++;
-    waiting.push({
-      id: recorded.id,
-      text: parsed.prompt,
-      receivedAt: Date.now(),
-      ...(parsed.session ? { session: parsed.session } : {}),
-      ...(parsed.id !== undefined ? { promptId: parsed.id } : {}),
-    });
-    pump();
+    turns.enqueue([
+      {
+        id: recorded.id,
+        text: parsed.prompt,
+        receivedAt: Date.now(),
+        ...(parsed.session ? { session: parsed.session } : {}),
+        ...(parsed.id !== undefined ? { promptId: parsed.id } : {}),
+      },
+    ]);
   };
 
-  /**
-   * Anyone on the broker can publish here, so unless `mqtt:home-assistant` is an owner only
-   * a local model may be chosen: a stranger must never send the owner's next turn (with
-   * MEMORY.md and USER.md in its prompt) to a cloud provider.
-   */
+  /** Home Assistant's model select: local models only unless its sender is an owner. */
   const onModel = (payload: Buffer) => {
-    const id = payload.toString("utf8").trim();
-    const provider = Object.hasOwn(config.models.providers, id)
-      ? config.models.providers[id]
-      : undefined;
-    if (provider && provider.kind !== "local" && !isOwner(config, MQTT_SENDER_ID)) {
-      const local = modelIds.filter((m) => config.models.providers[m]?.kind === "local");
-      sendError(
-        `Only a local model can be chosen over MQTT (${local.join(", ") || "none configured"}); "${id.slice(0, 80)}" is a cloud model. Add "${MQTT_SENDER_ID}" to agent.owners to allow it.`,
-        { command: "select_model" },
-      );
-      logger.warn("MQTT model selection refused: cloud model, sender not an owner", { model: id });
-      publish(topics.model, agent.primaryModel(), true);
-      return;
-    }
-    try {
-      agent.selectModel(id);
-      logger.info(`model selected over MQTT: ${id}`);
-    } catch (error) {
-      sendError(
-        `There is no model named "${id.slice(0, 80)}". Choose one of: ${modelIds.join(", ")}.`,
-        { command: "select_model" },
-      );
-      logger.warn("MQTT model selection rejected", { error: toClawboxError(error).message });
-    }
+    const refusal = chooseModelOverMqtt(payload.toString("utf8").trim(), {
+      config,
+      agent,
+      modelIds,
+      logger,
+    });
+    if (refusal) turns.sendError(refusal, { command: "select_model" });
     publish(topics.model, agent.primaryModel(), true);
   };
 
@@ -396,16 +256,16 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
     try {
       if (topic === topics.prompt) onPrompt(payload, packet);
       else if (topic === topics.newSession)
-        runTurn("/new", defaultSession, { command: "new_session" });
+        turns.run("/new", defaultSession, { command: "new_session" });
       else if (topic === topics.compact)
-        runTurn("/compact", defaultSession, { command: "compact" });
+        turns.run("/compact", defaultSession, { command: "compact" });
       else if (topic === topics.modelSet) onModel(payload);
       else if (topic === topics.haStatus) {
         if (payload.toString("utf8").trim() === "online") {
           logger.info("Home Assistant is online: publishing discovery again");
           publishDiscovery();
           publish(topics.availability, "online", true);
-          publishStates();
+          turns.publishStates();
         }
       } else if (topic.startsWith(`${topics.discoveryPrefix}/`)) onDiscoveryConfig(topic, payload);
     } catch (error) {
@@ -434,7 +294,7 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
     );
     publishDiscovery();
     publish(topics.availability, "online", true);
-    publishStates();
+    turns.publishStates();
   };
 
   return {
@@ -456,8 +316,7 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
         const left = inbox.unanswered();
         if (left.length > 0) {
           logger.info("answering prompts left from before a restart", { prompts: left.length });
-          waiting.unshift(...left);
-          pump();
+          turns.enqueue(left, true);
         }
         if (closing) await client.endAsync(true);
       } catch (error) {
@@ -474,9 +333,7 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       });
       return true;
     },
-    async idle() {
-      while (running.size > 0) await Promise.allSettled([...running]);
-    },
+    idle: () => turns.idle(),
     async close() {
       if (closing) return;
       const c = client;

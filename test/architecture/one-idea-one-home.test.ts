@@ -197,7 +197,6 @@ describe("one idea, one home", () => {
       "src/agent/create-agent.ts",
       "src/console/api-channels.ts",
       "src/console/console-deps.ts",
-      "src/mqtt/mqtt-bridge.ts",
     ];
     const takers = shippedFiles.filter(
       (file) =>
