@@ -7,29 +7,25 @@
  * throwing `onEvent` never breaks a run.
  */
 import { join } from "node:path";
-import type { ClawboxConfig } from "../config/index.ts";
+import type {
+  AgentConfig,
+  ContextConfig,
+  CronConfig,
+  HeartbeatConfig,
+  MemoryConfig,
+  ModelsConfig,
+  ToolsConfig,
+} from "../config/index.ts";
 import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
-import { createMcpManager, type McpManager, type McpServerStatus } from "../mcp/index.ts";
+import type { McpManager, McpServerStatus } from "../mcp/index.ts";
 import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
-import {
-  type Admission,
-  createSessionResolver,
-  OWNER,
-  type Principal,
-  type SessionResolver,
-} from "../sessions/index.ts";
+import { type Admission, createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
-import {
-  type AgentTool,
-  applyToolPolicy,
-  createBaseTools,
-  orderByPriority,
-  ownerPowers,
-  toolDefinitions,
-} from "../tools/index.ts";
+import { type AgentTool, ownerPowers, toolDefinitions } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
+import { createAgentTools } from "./agent-tools.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
 import { createEngineSource } from "./engine-source.ts";
 import { memoryFlushPrompt } from "./memory-flush.ts";
@@ -37,12 +33,27 @@ import { createModelSelection, type ModelSelection } from "./model-selection.ts"
 import { createProviderCache, type ProviderSource } from "./provider-source.ts";
 import { runAgentLoop } from "./run-agent-loop.ts";
 import { resultOfLoop, storeTurnWithoutEngine } from "./run-result.ts";
+import { createSessionAdmission } from "./session-admission.ts";
 import { createSessionGate, type ExclusiveOptions } from "./session-gate.ts";
 import { parseSlashCommand, runSlashCommand } from "./slash-commands.ts";
 import { createSteeringInbox, type SteeringInbox } from "./steering-inbox.ts";
 
+/**
+ * The config sections the agent reads. The object is kept and read on each use: `/model`
+ * sets `models.primary` and a config reload replaces `models` and `agent` in it.
+ */
+export interface AgentConfigSections {
+  agent: AgentConfig;
+  models: ModelsConfig;
+  context: ContextConfig;
+  memory: MemoryConfig;
+  tools: ToolsConfig;
+  heartbeat: HeartbeatConfig;
+  cron: CronConfig;
+}
+
 export interface AgentDeps {
-  config: ClawboxConfig;
+  config: AgentConfigSections;
   store: Store;
   paths: HomePaths;
   logger: Logger;
@@ -118,107 +129,32 @@ export function createAgent(deps: AgentDeps): Agent {
   const providers = createProviderCache(deps.providers, config, logger);
   const selection = createModelSelection(config, providers, logger, () => gate.idle());
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
-  const baseTools = createBaseTools({ store, tools: config.tools });
-  const mcp = deps.mcp ?? createMcpManager(config.tools.mcp, logger.child("mcp"));
-  mcp.start();
-  const extraTools = () => [
-    ...(deps.tools ?? []),
-    ...mcp.tools(),
-    ...(deps.dynamicTools?.() ?? []),
-  ];
-  const allTools = () => orderByPriority([...baseTools, ...extraTools()]);
   let closing = false;
+
+  const admission = createSessionAdmission({
+    store,
+    sessions,
+    workspace: paths.workspace,
+    logger,
+  });
 
   const ownerOf = (request: ChatRequest) =>
     request.authenticatedOwner === true || sessions.isOwner(request.senderId);
+  const tools = createAgentTools({
+    store,
+    config,
+    logger,
+    extra: deps.tools,
+    dynamic: deps.dynamicTools,
+    mcp: deps.mcp,
+    isOwner: ownerOf,
+  });
 
   const chain = () =>
     providers.chainIds().flatMap((id) => {
       const provider = providers.get(id);
       return provider ? [provider] : [];
     });
-
-  /** Scheduled runs (reminders, heartbeat) happen only in the owner's sessions, as the owner. */
-  const scheduled = (request: ChatRequest) =>
-    request.runKind === "cron" || request.runKind === "heartbeat";
-
-  function checkSession(request: ChatRequest): Admission {
-    const principal = sessions.principalOfTurn(request);
-    const stored = store.sessions.byKey(request.sessionKey);
-    const decision = sessions.admit(request.sessionKey, stored, principal);
-    if (decision.ok && scheduled(request) && principal !== OWNER) {
-      return {
-        ok: false,
-        principal,
-        holder: principal,
-        message: `scheduled runs happen only in the owner's sessions; ${request.sessionKey} is not one`,
-      };
-    }
-    return decision;
-  }
-
-  const refusal = (request: ChatRequest, message: string): ChatResult => ({
-    sessionId: store.sessions.byKey(request.sessionKey)?.sessionId ?? "",
-    sessionKey: request.sessionKey,
-    reply: message,
-    silent: false,
-    error: { code: "SESSION_FORBIDDEN", message },
-  });
-
-  const touch = (row: SessionRow, request: ChatRequest, principal: Principal): SessionRow => {
-    const deliveryContext = { channel: request.channel, to: request.groupId ?? request.senderId };
-    store.sessions.update(row.sessionId, {
-      chatType: request.chatType,
-      deliveryContext,
-      lastChannel: request.channel,
-      lastTo: deliveryContext.to ?? null,
-      ...(row.principal === null ? { principal } : {}),
-    });
-    return store.sessions.require(row.sessionId);
-  };
-
-  const createSession = (request: ChatRequest, principal: Principal): SessionRow =>
-    store.sessions.create({
-      sessionKey: request.sessionKey,
-      chatType: request.chatType,
-      deliveryContext: { channel: request.channel, to: request.groupId ?? request.senderId },
-      principal,
-      cwd: paths.workspace,
-    });
-
-  /**
-   * The session `request` runs in (created on its first turn, recording its principal),
-   * or the refusal when it belongs to someone else. With `foreignSession: "new-session"`
-   * (channels, after an owner was added or removed) a fresh session under the same key
-   * takes over instead; the old one stays in the history.
-   */
-  const openSession = (request: ChatRequest): { session: SessionRow } | { refused: ChatResult } => {
-    const decision = checkSession(request);
-    const stored = store.sessions.byKey(request.sessionKey);
-    if (decision.ok) {
-      const row = stored ?? createSession(request, decision.principal);
-      return { session: touch(row, request, decision.principal) };
-    }
-    // Only where the key itself says the session is this sender's (it was someone else's
-    // under an earlier owner list): a stranger never takes over the owner's main session.
-    const ownKey = sessions.reservedFor(request.sessionKey) === decision.principal;
-    if (request.foreignSession === "new-session" && stored && ownKey && !scheduled(request)) {
-      logger.info("the sender's standing changed: a fresh session under the same key", {
-        sessionKey: request.sessionKey,
-        was: decision.holder,
-        now: decision.principal,
-      });
-      return {
-        session: touch(createSession(request, decision.principal), request, decision.principal),
-      };
-    }
-    logger.warn("turn refused: the session belongs to someone else", {
-      sessionKey: request.sessionKey,
-      holder: decision.holder,
-      sender: decision.principal,
-    });
-    return { refused: refusal(request, decision.message) };
-  };
 
   const safeEmit = (request: ChatRequest) => (event: AgentEvent) => {
     if (!request.onEvent) return;
@@ -233,7 +169,7 @@ export function createAgent(deps: AgentDeps): Agent {
   };
 
   async function run(request: ChatRequest): Promise<ChatResult> {
-    const opened = openSession(request);
+    const opened = admission.open(request);
     if ("refused" in opened) return opened.refused;
     const { session } = opened;
     const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
@@ -265,19 +201,6 @@ export function createAgent(deps: AgentDeps): Agent {
     }
   }
 
-  /** The tools `request`'s sender may use with `provider`, after the whole policy pipeline. */
-  function offeredTools(tools: AgentTool[], request: ChatRequest, provider: Provider): AgentTool[] {
-    return applyToolPolicy(tools, config, {
-      providerId: provider.id,
-      channel: request.channel,
-      chatType: request.chatType,
-      groupId: request.groupId,
-      senderId: request.senderId,
-      isOwner: ownerOf(request),
-      runKind: request.runKind ?? "interactive",
-    });
-  }
-
   async function runWithEngine(
     request: ChatRequest,
     session: SessionRow,
@@ -288,8 +211,8 @@ export function createAgent(deps: AgentDeps): Agent {
       { isOwner: ownerOf(request), chatType: request.chatType },
       config.tools,
     );
-    const tools = request.onlyTools ?? allTools();
-    const policyFor = (provider: Provider) => offeredTools(tools, request, provider);
+    const known = request.onlyTools ?? tools.all();
+    const policyFor = (provider: Provider) => tools.offered(known, request, provider);
     let contextEngine: ContextEngine;
     try {
       contextEngine = await engine.get();
@@ -319,7 +242,7 @@ export function createAgent(deps: AgentDeps): Agent {
       chain: chain(),
       toolsFor: policyFor,
       definitionsFor: (provider, tools) => toolDefinitions(tools, provider.kind),
-      knownTools: new Set(tools.map((tool) => tool.name)),
+      knownTools: new Set(known.map((tool) => tool.name)),
       toolContext: {
         sessionId: session.sessionId,
         sessionKey: session.sessionKey,
@@ -371,7 +294,7 @@ export function createAgent(deps: AgentDeps): Agent {
     const slash = parseSlashCommand(request.text);
     if (slash) {
       const handle = async () => {
-        const opened = openSession(request);
+        const opened = admission.open(request);
         if ("refused" in opened) return opened.refused;
         const current = opened.session;
         return runSlashCommand(slash.command, slash.args, {
@@ -390,7 +313,7 @@ export function createAgent(deps: AgentDeps): Agent {
           primary: () => chain()[0],
           chainIds: () => providers.chainIds(),
           toolDefinitions: (provider) =>
-            toolDefinitions(offeredTools(allTools(), request, provider), provider.kind),
+            toolDefinitions(tools.offered(tools.all(), request, provider), provider.kind),
           privateFiles: ownerOf(request) && request.chatType !== "group",
         });
       };
@@ -406,10 +329,10 @@ export function createAgent(deps: AgentDeps): Agent {
       const inbox = inboxes.get(request.sessionKey);
       if (inbox) {
         // A steering message joins a running turn: the same ownership rule applies.
-        const decision = checkSession(request);
+        const decision = admission.check(request);
         return decision.ok
           ? inbox.offer(request)
-          : Promise.resolve(refusal(request, decision.message));
+          : Promise.resolve(admission.refusal(request, decision.message));
       }
     }
     return gate
@@ -436,22 +359,22 @@ export function createAgent(deps: AgentDeps): Agent {
 
   return {
     chat,
-    checkSession,
+    checkSession: admission.check,
     runExclusive: (sessionKey, task, options) => gate.runExclusive(sessionKey, task, options),
     ...selection,
-    toolNames: () => allTools().map((tool) => tool.name),
-    extraTools,
+    toolNames: () => tools.all().map((tool) => tool.name),
+    extraTools: tools.extra,
     activeRuns: () => controllers.size,
-    ready: () => mcp.ready(),
+    ready: () => tools.mcp.ready(),
     idle: () => gate.idle(),
     trim: (idleMs) => engine.trim(idleMs),
-    mcpStatus: () => mcp.status(),
+    mcpStatus: () => tools.mcp.status(),
     async close() {
       closing = true;
       closed.abort();
       for (const controller of controllers) controller.abort();
       await gate.idle();
-      await mcp.close();
+      await tools.mcp.close();
       engine.dispose();
       for (const provider of providers.created()) {
         try {

@@ -17,6 +17,7 @@ export {
   decideTool,
   isOwner,
   ownerPowers,
+  type PolicyConfig,
   type PolicyDecision,
   type PolicyInput,
   type PolicyStage,

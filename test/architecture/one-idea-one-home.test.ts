@@ -194,7 +194,6 @@ describe("one idea, one home", () => {
     // channels, the scheduler, the tool policy, memory and the MQTT report and checks;
     // the rest are still to do. The start-up wiring is cli/.
     const STILL_TAKING_THE_WHOLE_CONFIG = [
-      "src/agent/create-agent.ts",
       "src/console/api-channels.ts",
       "src/console/console-deps.ts",
     ];
