@@ -5,7 +5,6 @@
  * the store but changes it only by appending entries (compaction, repairs) and session
  * fields (skills snapshot, compaction count, memory flush state).
  */
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentConfig, ContextConfig, MemoryConfig, ModelsConfig } from "../config/index.ts";
@@ -14,14 +13,7 @@ import { renderTurnPrefix, safeTimezone, type TurnFacts } from "../prompt/index.
 import { modelKindOf } from "../providers/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
-import {
-  FileCache,
-  processSkillEnvironment,
-  readWorkspaceState,
-  type WorkspaceState,
-  WorkspaceWatcher,
-  writeWorkspaceState,
-} from "../workspace/index.ts";
+import { FileCache, processSkillEnvironment, WorkspaceWatcher } from "../workspace/index.ts";
 import { assembleHistory, isFirstRun, readBranch } from "./assemble-history.ts";
 import { type BranchMessage, branchMessages } from "./branch-messages.ts";
 import { buildContextReport } from "./build-context-report.ts";
@@ -35,12 +27,14 @@ import type {
   ContextReportInput,
 } from "./context-engine.ts";
 import type { ContextReport } from "./context-report.ts";
+import { noteRitual } from "./first-run-ritual.ts";
 import { fitPending, messageTooLongError } from "./fit-pending.ts";
 import { MessageTokenCache } from "./message-token-cache.ts";
 import { type PromptEnv, preparePrompt } from "./prepare-prompt.ts";
 import { repairTranscript, SYNTHETIC_ENTRY_PREFIX } from "./repair-transcript.ts";
 import type { ModelKind, RunKind } from "./run-kinds.ts";
 import { skillDirsFor } from "./skill-dirs.ts";
+import { updateSkillsSnapshot } from "./skills-snapshot.ts";
 import { templateOverhead } from "./template-overhead.ts";
 import { createTokenCounter, type TokenCounter, type TokenSource } from "./token-counter.ts";
 
@@ -167,7 +161,7 @@ export class DefaultContextEngine implements ContextEngine {
         privateFiles: input.privateFiles,
       },
     );
-    this.updateSkillsSnapshot(input.session, report);
+    updateSkillsSnapshot(this.deps.store, input.session, report);
     return {
       systemPrompt: system.text,
       cacheBoundary: system.cacheBoundary,
@@ -252,9 +246,10 @@ export class DefaultContextEngine implements ContextEngine {
     };
     // Asked of the disk, not of the prompt: a cron or heartbeat run reads the minimal
     // file set, where BOOTSTRAP.md is absent even while it waits for the owner.
-    const bootstrapOnDisk =
-      prepared.workspace.reachable && existsSync(join(this.env.workspace, "BOOTSTRAP.md"));
-    if (runKind === "interactive") this.noteRitual(prepared.workspace.reachable, bootstrapOnDisk);
+    const { reachable } = prepared.workspace;
+    const bootstrapOnDisk = reachable && existsSync(join(this.env.workspace, "BOOTSTRAP.md"));
+    const ritual = { workspace: this.env.workspace, logger: this.deps.logger };
+    if (runKind === "interactive") noteRitual({ ...ritual, reachable, present: bootstrapOnDisk });
     const fixed = prepared.fixedTokens;
     if (sessionId) this.rememberFixed(sessionId, fixed);
     const room = Math.max(0, prepared.caps.available - fixed);
@@ -331,59 +326,6 @@ export class DefaultContextEngine implements ContextEngine {
 
   trim(idleMs: number): void {
     this.tokens.evictIdle(idleMs);
-  }
-
-  /**
-   * BOOTSTRAP.md seeded and now gone from the disk: the ritual is done; record it once.
-   * Only an interactive turn records it (a scheduled run is not the owner's ritual), and
-   * a completion recorded while the file is still there (an older clawbox counted a
-   * reminder's turn) is taken back, so the state and the file agree.
-   */
-  private noteRitual(reachable: boolean, present: boolean): void {
-    if (!reachable) return;
-    const state = readWorkspaceState(this.env.workspace);
-    if (present) {
-      if (state.bootstrapCompletedAt) this.forgetRitual(state);
-      return;
-    }
-    if (!state.bootstrapSeededAt || state.bootstrapCompletedAt) return;
-    try {
-      writeWorkspaceState(this.env.workspace, {
-        ...state,
-        bootstrapCompletedAt: new Date().toISOString(),
-      });
-      this.deps.logger?.info("first-run ritual finished (BOOTSTRAP.md deleted)");
-    } catch (error) {
-      this.deps.logger?.warn("cannot record the finished first-run ritual", {
-        error: String(error),
-      });
-    }
-  }
-
-  private forgetRitual(state: WorkspaceState): void {
-    const { bootstrapCompletedAt: _, ...rest } = state;
-    try {
-      writeWorkspaceState(this.env.workspace, rest);
-      this.deps.logger?.info("BOOTSTRAP.md is present: the first-run ritual is pending again");
-    } catch (error) {
-      this.deps.logger?.warn("cannot record the pending first-run ritual", {
-        error: String(error),
-      });
-    }
-  }
-
-  private updateSkillsSnapshot(session: SessionRow, report: ContextReport): void {
-    const skills = report.skills.listed.map((s) => ({
-      name: s.name,
-      source: s.source,
-      path: s.path,
-    }));
-    const hash = createHash("sha256").update(JSON.stringify(skills)).digest("hex").slice(0, 16);
-    const previous = session.skillsSnapshot as { hash?: string } | null;
-    if (previous?.hash === hash) return;
-    this.deps.store.sessions.update(session.sessionId, {
-      skillsSnapshot: { hash, takenAt: Date.now(), skills },
-    });
   }
 
   /**
