@@ -4,7 +4,7 @@
  */
 import type { AgentEvent, ChatRequest, ChatResult } from "../agent/index.ts";
 import type { ChannelService } from "../channels/index.ts";
-import type { ClawboxConfig } from "../config/index.ts";
+import type { ClawboxConfig, ModelsConfig } from "../config/index.ts";
 import type { MemoryService } from "../memory/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
 import type { Admission, SessionResolver } from "../sessions/index.ts";
@@ -18,7 +18,7 @@ export interface ConsoleAgent {
   /** Whether the console's turn may go into that session (it may not into a stranger's). */
   checkSession?(request: ChatRequest): Admission;
   modelState(): Record<string, string>;
-  reloadModels(models: ClawboxConfig["models"]): string[];
+  reloadModels(models: ModelsConfig): string[];
   /** Tools besides the base tools (memory, cron, MCP, devices), for the Context page. */
   extraTools(): AgentTool[];
 }

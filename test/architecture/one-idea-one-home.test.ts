@@ -191,8 +191,11 @@ describe("one idea, one home", () => {
     // tools.groupOwnerPowers), then the agent's run loop, model calls, model choice and
     // providers, the context engine, the model doctor checks and model activation (each
     // names the sections it reads; a holder of `models` where a reload replaces it), the
-    // channels, the scheduler, the tool policy, memory and the MQTT report and checks;
-    // the rest are still to do. The start-up wiring is cli/.
+    // channels, the scheduler, the tool policy, memory, the MQTT bridge, report and
+    // checks, and the agent itself. The start-up wiring is cli/. Two remain, each for the
+    // whole file: the console's channel forms read and preview-edit clawbox.json by key
+    // path, and the console's deps (handed over by `clawbox run`) let the Logs page hide
+    // every secret of the config.
     const STILL_TAKING_THE_WHOLE_CONFIG = [
       "src/console/api-channels.ts",
       "src/console/console-deps.ts",
