@@ -133,7 +133,8 @@ console.log(
       boots.length
         ? Math.round([...boots].sort((a, b) => a - b)[Math.floor(boots.length / 2)] ?? 0) / 1000
         : "?"
-    } s; ${passed} passed, ${failed} failed; ${Math.round((Date.now() - started) / 60_000)} min`,
+    } s; hardware watchdog expiries ${machine?.watchdogExpiries ?? 0} (reported by qemu, no reset); ` +
+    `${passed} passed, ${failed} failed; ${Math.round((Date.now() - started) / 60_000)} min`,
 );
 process.exit(failed === 0 ? 0 : 1);
 
