@@ -126,4 +126,24 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     expect(await result.getAttribute("class")).toBe("result warn");
     expect(problems).toEqual([]);
   });
+
+  it("text typed while a slow box still sends the file is not replaced by the file", async () => {
+    // A Pi under load answers the file's read late; the editor stays read-only until then,
+    // so what the person types (fill waits for an editable field) is what Save writes.
+    writeFileSync(join(home, "workspace", "AGENTS.md"), "# Old rules\n");
+    const slowRead = /\/console\/api\/workspace\/AGENTS\.md$/;
+    await page.route(slowRead, async (route) => {
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.continue();
+    });
+    await page.goto(`${base}/#workspace/AGENTS.md`);
+    await expect.poll(() => page.locator("#ws-file").inputValue()).toBe("AGENTS.md");
+    await page.locator("#ws-text").fill("# New rules\n");
+    await page.unroute(slowRead);
+    expect(await page.locator("#ws-text").inputValue()).toBe("# New rules\n");
+    await page.locator("#ws-save").click();
+    await expect.poll(() => page.locator("#ws-result").textContent()).toContain("Saved");
+    expect(readFileSync(join(home, "workspace", "AGENTS.md"), "utf8")).toBe("# New rules\n");
+    expect(problems).toEqual([]);
+  });
 });

@@ -66,7 +66,14 @@ async function workspacePage(name) {
     text.setSelectionRange(start, start + (lines[line - 1] || "").length);
   }
   async function load() {
+    // Read-only until the file arrives: text typed before would be replaced by the
+    // file's, and Save would write the old text back (a slow box makes this likely).
+    // A failed read leaves it so (Reload tries again).
+    text.readOnly = true;
+    save.disabled = true;
     const f = await api(`workspace/${encodeURIComponent(workspaceFile)}`);
+    text.readOnly = false;
+    save.disabled = false;
     text.value = f.text;
     version = f.version;
     dirty = false;
