@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- rss-after-use [--json] [--turns N] [--sessions N] [--idle-s N]
- * [--slope-turns N] [--binary PATH] [--source] [--concurrency N]`: the memory a running
+ * [--slope-turns N] [--binary PATH] [--source] [--concurrency N] [--smaps DIR]`: the memory a running
  * box gives back after use. Starts the real `clawbox run` (the compiled x64 binary in
  * dist/, built when missing, its page cache dropped first as the startup bench does;
  * `--source` runs bin/clawbox instead) against a fake OpenAI-compatible model on
@@ -23,7 +23,7 @@
  * ≤ 55 MB after the idle period, slope ≤ 0.2 KiB per turn.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -43,6 +43,8 @@ const sessions = Number(argAfter("--sessions") ?? 100);
 const idleSeconds = Number(argAfter("--idle-s") ?? 30);
 const slopeTurns = Number(argAfter("--slope-turns") ?? 5000);
 const concurrency = Number(argAfter("--concurrency") ?? 1);
+/** `--smaps DIR`: copies /proc/<pid>/smaps there at each phase (ready, afterTurns, idle, end, idleAgain). */
+const smapsDir = argAfter("--smaps");
 const log = (line: string) => {
   if (!json) console.log(line);
 };
@@ -107,6 +109,7 @@ function statusKb(pid: number, field: string): number {
 }
 
 const mb = (kb: number) => Math.round((kb / 1024) * 10) / 10;
+const round = (n: number) => Math.round(n * 1000) / 1000;
 const rssKb = (pid: number) => statusKb(pid, "VmRSS");
 
 /** RSS with its anonymous part (JS heap, JIT code, allocators) and its file part (the binary). */
@@ -181,12 +184,19 @@ async function drive(from: number, count: number, onProgress?: (turn: number) =>
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
+function dumpSmaps(phase: string): void {
+  if (!smapsDir) return;
+  mkdirSync(smapsDir, { recursive: true });
+  writeFileSync(join(smapsDir, `${phase}.smaps`), readFileSync(`/proc/${pid}/smaps`, "utf8"));
+}
+
 const describe = (p: ReturnType<typeof rssParts>) =>
   `${p.rssMb} MB (anonymous ${p.anonMb}, file ${p.fileMb})`;
 
 try {
   await Bun.sleep(500);
   const ready = rssParts(pid);
+  dumpSmaps("ready");
   log(`RSS at READY: ${describe(ready)}`);
   const started = performance.now();
   const cpuBefore = cpuMs(pid);
@@ -194,21 +204,39 @@ try {
   const burstMs = performance.now() - started;
   const cpuPerTurn = (cpuMs(pid) - cpuBefore) / turns;
   const after = rssParts(pid);
+  dumpSmaps("afterTurns");
   log(
     `RSS after ${turns} turns over ${sessions} sessions: ${describe(after)}; ${Math.round(burstMs / turns)} ms/turn, ${cpuPerTurn.toFixed(1)} ms CPU/turn in the box`,
   );
   const idleSamples = await idleFor(idleSeconds);
   const idle = rssParts(pid);
+  dumpSmaps("idle");
   log(`RSS after ${idleSeconds} s idle: ${describe(idle)}; every 5 s: ${idleSamples.join(", ")}`);
-  const samples: { turn: number; kb: number }[] = [];
+  const samples: { turn: number; kb: number; anonKb: number; fileKb: number }[] = [];
   await drive(turns, slopeTurns, (n) => {
-    if (n % 100 === 0) samples.push({ turn: n, kb: rssKb(pid) });
+    if (n % 100 === 0)
+      samples.push({
+        turn: n,
+        kb: statusKb(pid, "VmRSS"),
+        anonKb: statusKb(pid, "RssAnon"),
+        fileKb: statusKb(pid, "RssFile"),
+      });
   });
   const points = samples.map((s) => [s.turn, s.kb] as const);
   const slope = leastSquaresSlope(points);
   const slopeSecondHalf = leastSquaresSlope(points.filter(([turn]) => turn > slopeTurns / 2));
   const end = rssParts(pid);
+  dumpSmaps("end");
   const floors = windowFloors(points, 500);
+  // The same two measures for each part of RSS: which one carries the slope.
+  const anonPoints = samples.map((s) => [s.turn, s.anonKb] as const);
+  const filePoints = samples.map((s) => [s.turn, s.fileKb] as const);
+  const split = {
+    anonSlopeKiBPerTurn: round(leastSquaresSlope(anonPoints)),
+    anonFloorSlopeKiBPerTurn: round(leastSquaresSlope(windowFloors(anonPoints, 500))),
+    fileSlopeKiBPerTurn: round(leastSquaresSlope(filePoints)),
+    fileFloorSlopeKiBPerTurn: round(leastSquaresSlope(windowFloors(filePoints, 500))),
+  };
   const floorSlope = leastSquaresSlope(floors);
   log(
     `RSS after ${slopeTurns} more turns: ${describe(end)}; slope ${slope.toFixed(3)} KiB/turn (second half ${slopeSecondHalf.toFixed(3)}, lowest of each 500 turns ${floorSlope.toFixed(3)})`,
@@ -216,11 +244,11 @@ try {
   // The same idle period again: what the box keeps after the further turns.
   const idleAgainSamples = slopeTurns > 0 ? await idleFor(idleSeconds) : [];
   const idleAgain = rssParts(pid);
+  dumpSmaps("idleAgain");
   const retainedSlope = slopeTurns > 0 ? ((idleAgain.rssMb - idle.rssMb) * 1024) / slopeTurns : 0;
   log(
     `RSS after ${idleSeconds} s idle again: ${describe(idleAgain)}; retained ${retainedSlope.toFixed(3)} KiB/turn`,
   );
-  const round = (n: number) => Math.round(n * 1000) / 1000;
   const result = {
     turns,
     sessions,
@@ -236,11 +264,15 @@ try {
     slopeSecondHalfKiBPerTurn: round(slopeSecondHalf),
     floorSlopeKiBPerTurn: round(floorSlope),
     retainedKiBPerTurn: round(retainedSlope),
+    /** The slope split into RssAnon and RssFile (each through all samples and through the floors). */
+    split,
     parts: { ready, afterTurns: after, idle, end, idleAgain },
     idleSamplesMb: idleSamples,
     idleAgainSamplesMb: idleAgainSamples,
     /** RSS every 100 turns of the slope phase. */
     slopeSamplesMb: samples.map((s) => mb(s.kb)),
+    slopeSamplesAnonMb: samples.map((s) => mb(s.anonKb)),
+    slopeSamplesFileMb: samples.map((s) => mb(s.fileKb)),
     msPerTurn: Math.round((burstMs / turns) * 10) / 10,
     cpuMsPerTurn: Math.round(cpuPerTurn * 10) / 10,
     modelRequests: model.requests(),

@@ -50,6 +50,25 @@ describe("message token cache", () => {
     expect(counter.asked).toEqual(["text of e1", "text of e2", "text of e3", "text of e1"]);
   });
 
+  it("holds each message's count once however many assemblies used it", async () => {
+    const cache = new MessageTokenCache();
+    const counter = countingCounter();
+    const history = Array.from({ length: 50 }, (_, i) => item(`e${i}`));
+    for (let turn = 0; turn < 4; turn++) {
+      cache.startAssembly("s1");
+      for (const message of history) await cache.count("s1", message, counter);
+    }
+    expect(counter.asked).toHaveLength(50);
+    expect(cache.size()).toEqual({ sessions: 1, counts: 50 });
+  });
+
+  it("keeps 16 sessions by default, whose counts grow with their histories", async () => {
+    const cache = new MessageTokenCache();
+    const counter = countingCounter();
+    for (let s = 0; s < 40; s++) await cache.count(`s${s}`, item("e1"), counter);
+    expect(cache.size().sessions).toBe(16);
+  });
+
   it("keeps at most maxSessions sessions, dropping the least recently used", async () => {
     const cache = new MessageTokenCache(2);
     const counter = countingCounter();

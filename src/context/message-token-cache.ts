@@ -3,8 +3,12 @@
  * only counts messages it has not seen (pruned variants get their own key). Bounded, so
  * a box that served many chats does not keep their counts forever:
  * - a session keeps only the counts of its last two assemblies (a count no assembly used
- *   since belongs to a message that compaction or pruning has left behind);
- * - at most `maxSessions` sessions are kept, the least recently used go first;
+ *   since belongs to a message that compaction or pruning has left behind), each count
+ *   once: a count the new assembly uses moves from the previous one's map to its own;
+ * - at most `maxSessions` sessions are kept (16: the conversations a home box has going
+ *   at once), the least recently used go first. The counts of a session grow with its
+ *   history, so this bound, not only the idle eviction, keeps a busy box's memory flat
+ *   (docs/BENCHMARKS.md, rss-after-use);
  * - `evictIdle` drops sessions unused for a while (the box's idle trim calls it).
  * A dropped count is only work to redo: the next assembly counts the message again.
  */
@@ -21,7 +25,7 @@ export class MessageTokenCache {
   private readonly sessions = new Map<string, SessionCounts>();
 
   constructor(
-    private readonly maxSessions = 64,
+    private readonly maxSessions = 16,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -37,10 +41,13 @@ export class MessageTokenCache {
     const { text, images } = messageCountingText(item.message);
     const key = `${counter.exact ? "x" : "e"}|${item.entryId}|${text.length}|${images}|${item.message.role}`;
     const counts = this.touch(sessionId);
-    const hit = counts.current.get(key) ?? counts.previous.get(key);
-    if (hit !== undefined) {
-      counts.current.set(key, hit);
-      return hit;
+    const current = counts.current.get(key);
+    if (current !== undefined) return current;
+    const previous = counts.previous.get(key);
+    if (previous !== undefined) {
+      counts.previous.delete(key);
+      counts.current.set(key, previous);
+      return previous;
     }
     const n = await counter.countMessage(item.message);
     counts.current.set(key, n);
@@ -62,10 +69,7 @@ export class MessageTokenCache {
   /** Sessions and counts held (for tests and reports). */
   size(): { sessions: number; counts: number } {
     let counts = 0;
-    for (const s of this.sessions.values()) {
-      counts += s.current.size;
-      for (const key of s.previous.keys()) if (!s.current.has(key)) counts++;
-    }
+    for (const s of this.sessions.values()) counts += s.current.size + s.previous.size;
     return { sessions: this.sessions.size, counts };
   }
 

@@ -18,6 +18,13 @@ import {
 import { MIGRATIONS, type Migration } from "./migrations/index.ts";
 import { findSqliteVec, sqliteVecCandidates } from "./sqlite-vec-path.ts";
 
+/**
+ * SQLite's page cache per connection, in KiB (its default is 2,000). It fills as the
+ * database grows, so on a box that keeps months of transcripts it is RSS that creeps up
+ * turn after turn; a turn reads a few recent pages of one session, which stay cached.
+ */
+export const PAGE_CACHE_KIB = 512;
+
 export interface OpenDatabaseOptions {
   /** File path, or ":memory:". */
   path: string;
@@ -77,6 +84,7 @@ function configure(db: Database, options: OpenDatabaseOptions): OpenedDatabase {
     db.run("PRAGMA synchronous = FULL");
   }
   db.run("PRAGMA foreign_keys = ON");
+  db.run(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
 
   let vecVersion: string | undefined;
   let vecError: string | undefined;

@@ -81,6 +81,44 @@ describe("idle trim", () => {
     expect(steps.filter((s) => s === "gc")).toHaveLength(trimmer.trims());
   });
 
+  it("collects between tasks once the heap grew by growthBytes since the last collection, never during one", async () => {
+    let heap = 10;
+    const collections: number[] = [];
+    let inTask = false;
+    trimmer = createIdleTrimmer({
+      afterMs: 60_000,
+      hooks: [],
+      collect: () => {},
+      heapBound: {
+        growthBytes: 5,
+        used: () => heap,
+        collect: () => {
+          expect(inTask).toBe(false);
+          collections.push(heap);
+          heap = 12;
+        },
+      },
+    });
+    const task = (grow: number) =>
+      trimmer?.track(
+        (async () => {
+          inTask = true;
+          await sleep(1);
+          heap += grow;
+          inTask = false;
+        })(),
+      );
+    await task(2); // 12: +2
+    await task(2); // 14: +4
+    expect(collections).toEqual([]);
+    await task(1); // 15: +5, collected down to 12
+    expect(collections).toEqual([15]);
+    await task(4); // 16: +4 over the new base
+    expect(collections).toEqual([15]);
+    await task(1); // 17: +5
+    expect(collections).toEqual([15, 17]);
+  });
+
   it("does nothing after close", async () => {
     const { trimmer, steps } = setup();
     trimmer.close();
