@@ -61,7 +61,7 @@ export const IDLE_TRIM_MS = 10_000;
 /** A box busy without a pause gives memory back between two turns this often. */
 export const BUSY_TRIM_MS = 30_000;
 /** Between two turns, a full collection once the JS heap has grown this much since the last. */
-export const HEAP_GROWTH_BYTES = 4 * 1024 * 1024;
+export const HEAP_GROWTH_BYTES = 2 * 1024 * 1024;
 
 /** `agent` whose turns count as activity for `trimmer`. */
 function trackedAgent(agent: Agent, trimmer: IdleTrimmer): Agent {
