@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- rss-after-use [--json] [--turns N] [--sessions N] [--idle-s N]
- * [--slope-turns N] [--binary PATH] [--source] [--concurrency N] [--smaps DIR]`: the memory a running
+ * [--slope-turns N] [--window TOKENS] [--binary PATH] [--source] [--concurrency N] [--smaps DIR]`: the memory a running
  * box gives back after use. Starts the real `clawbox run` (the compiled x64 binary in
  * dist/, built when missing, its page cache dropped first as the startup bench does;
  * `--source` runs bin/clawbox instead) against a fake OpenAI-compatible model on
@@ -43,6 +43,12 @@ const sessions = Number(argAfter("--sessions") ?? 100);
 const idleSeconds = Number(argAfter("--idle-s") ?? 30);
 const slopeTurns = Number(argAfter("--slope-turns") ?? 5000);
 const concurrency = Number(argAfter("--concurrency") ?? 1);
+/**
+ * `--window TOKENS`: the model's context window (default 32,000: room for a session's 60
+ * turns, so histories grow through the whole run and no turn compacts). 8,192 is the
+ * box's own cap for a local model: sessions reach it and compact, as on a box in use.
+ */
+const windowTokens = Number(argAfter("--window") ?? 32_000);
 /** `--smaps DIR`: copies /proc/<pid>/smaps there at each phase (ready, afterTurns, idle, end, idleAgain). */
 const smapsDir = argAfter("--smaps");
 const log = (line: string) => {
@@ -148,8 +154,7 @@ function binaryCommand(): string[] {
 const model = await startFakeModel();
 const home = mkdtempSync(join(tmpdir(), "clawbox-bench-rss-"));
 const config = cloudOnlyConfig(model.url);
-// Room for a session's 60 turns without compaction (the model is the fake; memory is measured).
-config.models.providers.cloud.contextWindow = 32_000;
+config.models.providers.cloud.contextWindow = windowTokens;
 writeFileSync(join(home, "clawbox.json"), JSON.stringify(config));
 
 const service = await startService(
@@ -255,6 +260,7 @@ try {
     idleSeconds,
     slopeTurns,
     concurrency,
+    contextWindow: windowTokens,
     rssReadyMb: ready.rssMb,
     rssAfterTurnsMb: after.rssMb,
     rssIdleMb: idle.rssMb,

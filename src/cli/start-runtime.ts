@@ -62,6 +62,8 @@ export const IDLE_TRIM_MS = 10_000;
 export const BUSY_TRIM_MS = 30_000;
 /** Between two turns, a full collection once the JS heap has grown this much since the last. */
 export const HEAP_GROWTH_BYTES = 2 * 1024 * 1024;
+/** Between two turns, the whole trim once RSS has grown this much since the last trim. */
+export const RSS_GROWTH_BYTES = 6 * 1024 * 1024;
 
 /** `agent` whose turns count as activity for `trimmer`. */
 function trackedAgent(agent: Agent, trimmer: IdleTrimmer): Agent {
@@ -118,6 +120,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
         afterMs: IDLE_TRIM_MS,
         busyEveryMs: BUSY_TRIM_MS,
         heapBound: { growthBytes: HEAP_GROWTH_BYTES },
+        rssBound: { growthBytes: RSS_GROWTH_BYTES },
         hooks: [() => observed.trim(IDLE_TRIM_MS), () => store.shrinkMemory()],
         logger: logger.child("memory"),
       })

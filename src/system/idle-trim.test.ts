@@ -119,6 +119,41 @@ describe("idle trim", () => {
     expect(collections).toEqual([15, 17]);
   });
 
+  it("trims between tasks once RSS grew by growthBytes since the last trim, never during one", async () => {
+    let rss = 100;
+    const trimmedAt: number[] = [];
+    let inTask = false;
+    trimmer = createIdleTrimmer({
+      afterMs: 60_000,
+      hooks: [],
+      collect: () => {
+        expect(inTask).toBe(false);
+        trimmedAt.push(rss);
+        rss -= 4; // what the trim gives back; the new base is what is left
+      },
+      rssBound: { growthBytes: 10, rss: () => rss },
+    });
+    const task = (grow: number) =>
+      trimmer?.track(
+        (async () => {
+          inTask = true;
+          await sleep(1);
+          rss += grow;
+          inTask = false;
+        })(),
+      );
+    await task(6); // 106: +6
+    await task(3); // 109: +9
+    expect(trimmedAt).toEqual([]);
+    await task(1); // 110: +10, trimmed to 106
+    expect(trimmedAt).toEqual([110]);
+    await task(9); // 115: +9 over the new base
+    expect(trimmedAt).toEqual([110]);
+    await task(1); // 116: +10
+    expect(trimmedAt).toEqual([110, 116]);
+    expect(trimmer.trims()).toBe(2);
+  });
+
   it("does nothing after close", async () => {
     const { trimmer, steps } = setup();
     trimmer.close();

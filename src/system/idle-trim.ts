@@ -17,9 +17,13 @@
  * 20–30 MB between its own collections, a peak that rose as turns got longer (the
  * slope of rss-after-use: 3.1 → 0.8 KiB per turn with this and the other bounds).
  *
+ * With `rssBound`, it also trims between two tasks once RSS has grown by `growthBytes`
+ * since the last trim, which keeps a box answering back to back within a band.
+ *
  * Guarantees: it runs at most once per idle period (a quiet box does no repeated
- * work) and at most once per `busyEveryMs` while busy, never while a task runs, and never keeps the process alive (the timer is
- * unref'd). A throwing hook is logged and the others still run.
+ * work); while busy, at most once per `busyEveryMs` and once per `rssBound` growth;
+ * never while a task runs; never keeps the process alive (the timer is unref'd). A
+ * throwing hook is logged and the others still run.
  */
 
 import { errorMessage } from "../errors/index.ts";
@@ -53,6 +57,13 @@ export interface IdleTrimOptions {
    * reach 20–30 MB before it collects, and that peak rises as turns get longer.
    */
   heapBound?: HeapBound;
+  /**
+   * Between two tasks (none running), the whole trim once RSS has grown by `growthBytes`
+   * over what it was right after the last trim. What a full collection leaves (compiled
+   * code, the allocator's free pages) only a trim gives back, so without this a busy box
+   * climbs until `busyEveryMs` passes, however fast turns come.
+   */
+  rssBound?: RssBound;
   /** Clock (ms), for tests. */
   now?: () => number;
 }
@@ -63,6 +74,12 @@ export interface HeapBound {
   used?: () => number;
   /** The collection (default `Bun.gc(true)`). */
   collect?: () => void;
+}
+
+export interface RssBound {
+  growthBytes: number;
+  /** Resident bytes now (default `process.memoryUsage.rss()`). */
+  rss?: () => number;
 }
 
 /**
@@ -100,6 +117,8 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const now = options.now ?? Date.now;
   let lastTrim = now();
+  const rss = options.rssBound?.rss ?? (() => process.memoryUsage.rss());
+  let rssBase = options.rssBound ? rss() : 0;
 
   const trim = () => {
     timer = undefined;
@@ -117,6 +136,7 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
     }
     collect();
     bounder?.reset();
+    if (options.rssBound) rssBase = rss();
     trims++;
     const mb = (bytes: number) => Math.round(bytes / 104857.6) / 10;
     options.logger?.debug("idle: memory given back", {
@@ -145,7 +165,13 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
       } finally {
         running--;
         bounder?.check();
-        if (running === 0) schedule();
+        if (running === 0) {
+          if (options.rssBound && rss() - rssBase >= options.rssBound.growthBytes) {
+            if (timer) clearTimeout(timer);
+            trim();
+          }
+          schedule();
+        }
       }
     },
     trims: () => trims,
