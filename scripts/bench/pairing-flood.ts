@@ -11,13 +11,13 @@
  * the memory figures are this benchmark's (no memory asserts in tests).
  */
 import { Database } from "bun:sqlite";
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeModelsSection } from "../../test/e2e/qq-run-support.ts";
 import { openaiText, startFakeOpenAI } from "../../test/fakes/openai-server.ts";
 import { FakeQqPlatform, waitUntil } from "../../test/fakes/qq-platform.ts";
+import { type RunningService, startService } from "../../test/support/run-service.ts";
 import { CLAWBOX_BIN } from "../../test/support/spawn-cli.ts";
 
 const args = process.argv.slice(2);
@@ -68,26 +68,20 @@ writeFileSync(
   }),
 );
 
-let box: ChildProcess | undefined;
-let output = "";
+let box: RunningService | undefined;
 try {
-  box = spawn(binary, ["run", "--port", "0"], {
-    env: { ...process.env, CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  box.stdout?.on("data", (d) => {
-    output += d;
-  });
-  box.stderr?.on("data", (d) => {
-    output += d;
-  });
-  const pid = box.pid ?? 0;
+  box = await startService(["--port", "0"], { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" }, [
+    binary,
+    "run",
+  ]);
+  const output = box.output;
+  const pid = box.child.pid ?? 0;
   await waitUntil(
     () => qq.connections.some((c) => c.some((f) => f.op === 2)),
     30_000,
     "the QQ gateway identify",
   ).catch((error: unknown) => {
-    throw new Error(`${error}\n${output.slice(-2000)}`);
+    throw new Error(`${error}\n${output().slice(-2000)}`);
   });
   await Bun.sleep(1000);
   const rssIdentified = rssMb(pid);
@@ -105,7 +99,7 @@ try {
       300_000,
       `answers to ${from + count} strangers`,
     ).catch((error: unknown) => {
-      throw new Error(`${error} (${strangersAnswered()} answered)\n${output.slice(-3000)}`);
+      throw new Error(`${error} (${strangersAnswered()} answered)\n${output().slice(-3000)}`);
     });
     await Bun.sleep(1000);
     return Math.round(performance.now() - started);
@@ -165,7 +159,7 @@ try {
   }
   process.exitCode = pending <= 10 && ownerNotices <= 1 && strangerTurns === 0 ? 0 : 1;
 } finally {
-  box?.kill("SIGTERM");
+  box?.child.kill("SIGTERM");
   await qq.stop();
   await model.close();
   rmSync(home, { recursive: true, force: true });
