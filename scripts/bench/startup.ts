@@ -29,6 +29,8 @@
  * routes' code loads on that first request, so READY must not move) and after a first
  * `POST /v1/chat/completions` (no model is configured, so the turn fails fast; a first
  * turn loads the agent's context engine, as one on `/api/chat` does: information only).
+ * `--settle S` also reads RSS S seconds after the last of those figures, the box left
+ * alone (S ≥ 11 includes the idle trim 10 s after the last task): `rssSettledMb`.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -45,6 +47,9 @@ import { startProbe } from "../../test/support/mqtt-probe.ts";
 const root = resolve(import.meta.dir, "../..");
 const args = process.argv.slice(2);
 const json = args.includes("--json");
+// --settle S: also read RSS S seconds after connecting, once the idle trim (10 s) has run.
+const settleArg = args.indexOf("--settle");
+const settleSeconds = settleArg >= 0 ? Number(args[settleArg + 1]) : 0;
 const runsArg = args.indexOf("--runs");
 const runs = runsArg >= 0 ? Number(args[runsArg + 1]) : 9;
 const log = (line: string) => {
@@ -66,6 +71,9 @@ interface Start {
   rssOpenaiMb?: number;
   /** With --openai: RSS once a first /v1/chat/completions turn has answered too. */
   rssOpenaiTurnMb?: number;
+  /** With --settle S: RSS S seconds after the last figure above (the box left alone). */
+  rssSettledMb?: number;
+  rssSettledAnonMb?: number;
 }
 
 const OPENAI_TOKEN = "bench-openai-token-0123456789";
@@ -215,6 +223,12 @@ async function startOnce(command: string[], home: string, timeoutMs: number): Pr
       await Bun.sleep(500);
       start.rssOpenaiTurnMb = statusMb(readFileSync(`/proc/${child.pid}/status`, "utf8"), "VmRSS");
     }
+    if (settleSeconds > 0) {
+      await Bun.sleep(settleSeconds * 1000);
+      const settled = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      start.rssSettledMb = statusMb(settled, "VmRSS");
+      start.rssSettledAnonMb = statusMb(settled, "RssAnon");
+    }
     return start;
   } catch (error) {
     child.kill("SIGKILL");
@@ -275,6 +289,10 @@ async function measure(command: string[], count: number, timeoutMs: number) {
       rssAnonMb: median(warm.map((s) => s.rssAnonMb)),
       rssMqttMb: broker ? median(warm.map((s) => s.rssMqttMb ?? Number.NaN)) : undefined,
       rssQqMb: qqPlatform ? median(warm.map((s) => s.rssQqMb ?? Number.NaN)) : undefined,
+      rssSettledMb:
+        settleSeconds > 0 ? median(warm.map((s) => s.rssSettledMb ?? Number.NaN)) : undefined,
+      rssSettledAnonMb:
+        settleSeconds > 0 ? median(warm.map((s) => s.rssSettledAnonMb ?? Number.NaN)) : undefined,
       rssWecomMb: wecom ? median(warm.map((s) => s.rssWecomMb ?? Number.NaN)) : undefined,
       rssOpenaiMb: withOpenai ? median(warm.map((s) => s.rssOpenaiMb ?? Number.NaN)) : undefined,
       rssOpenaiTurnMb: withOpenai
@@ -382,6 +400,13 @@ if (json) {
             openai: true,
             rssOpenaiRoutesMb: round(x.rssOpenaiMb),
             rssOpenaiFirstTurnMb: round(x.rssOpenaiTurnMb ?? Number.NaN),
+          }
+        : {}),
+      ...(x.rssSettledMb !== undefined
+        ? {
+            settleSeconds,
+            rssSettledMb: round(x.rssSettledMb),
+            rssSettledAnonMb: round(x.rssSettledAnonMb ?? Number.NaN),
           }
         : {}),
       readyMsMin: round(x.readyMsMin),
