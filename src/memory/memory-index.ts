@@ -15,7 +15,7 @@ import { type Chunk, type ChunkOptions, chunkMarkdown, sha256Hex } from "./chunk
 import type { Embedder } from "./embedding/embedder.ts";
 import { listMemoryFiles, noteDate } from "./memory-files.ts";
 import { indexTerms } from "./search-terms.ts";
-import { SESSION_PATH_PREFIX, type SessionSnapshot } from "./session-transcripts.ts";
+import { type SessionSnapshot, sessionIndexPath } from "./session-transcripts.ts";
 import { ensureVectorTable, packVector, unpackVector, vectorBlob } from "./vector-table.ts";
 
 export interface IndexStats {
@@ -197,7 +197,7 @@ export class MemoryIndex {
     );
     const live = new Set<string>();
     for (const session of sessions) {
-      const path = `${SESSION_PATH_PREFIX}${session.sessionKey}`;
+      const path = sessionIndexPath(session.sessionKey, session.sessionId);
       live.add(path);
       if (known.get(path) === session.version) continue;
       const text = render(session.sessionId);

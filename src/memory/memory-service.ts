@@ -23,6 +23,7 @@ import { type MemoryWatcher, watchMemoryFiles } from "./memory-watcher.ts";
 import { RecallLog } from "./recall-log.ts";
 import {
   entriesOfLines,
+  parseSessionIndexPath,
   renderSession,
   SESSION_PATH_PREFIX,
   sessionSnapshots,
@@ -216,10 +217,15 @@ export function createMemory(deps: MemoryDeps): MemoryService {
     return response;
   };
 
-  /** Memory files, and the transcripts of the sessions that belong to `principal`. */
+  /**
+   * Memory files, and the transcripts of the sessions that belong to `principal`: the
+   * session a hit came from, not whichever session its key names now (a stranger paired
+   * as an owner keeps their stranger-era session under the same key).
+   */
   const ownSessions = (principal: string) => (path: string) => {
     if (!path.startsWith(SESSION_PATH_PREFIX)) return true;
-    const session = deps.store.sessions.byKey(path.slice(SESSION_PATH_PREFIX.length));
+    const indexed = parseSessionIndexPath(path);
+    const session = indexed && deps.store.sessions.get(indexed.sessionId);
     return session !== undefined && sessions.principalOfSession(session) === principal;
   };
 
@@ -234,9 +240,10 @@ export function createMemory(deps: MemoryDeps): MemoryService {
   const describeSessionHits = (response: MemorySearchResponse): void => {
     for (const result of response.results) {
       if (result.source !== "session") continue;
-      const sessionKey = result.path.slice(SESSION_PATH_PREFIX.length);
-      const session = deps.store.sessions.byKey(sessionKey);
-      result.sessionKey = sessionKey;
+      const indexed = parseSessionIndexPath(result.path);
+      if (!indexed) continue;
+      result.sessionKey = indexed.sessionKey;
+      const session = deps.store.sessions.get(indexed.sessionId);
       if (!session) continue;
       const rendered = renderSession(deps.store, session.sessionId);
       result.entryIds = entriesOfLines(rendered, result.startLine, result.endLine);

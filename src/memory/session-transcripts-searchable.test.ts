@@ -73,7 +73,7 @@ describe("session transcripts in memory search (memory.sessions.enabled)", () =>
     await memory.search("plumber");
     const before = env.store.db
       .query("SELECT rowid, id FROM memory_chunks WHERE path = ?")
-      .all(`session:${KEY}`) as { rowid: number; id: string }[];
+      .all(`session:${KEY}#${sessionId}`) as { rowid: number; id: string }[];
     expect(before.length).toBeGreaterThan(1);
     expect((await memory.search("pomegranate")).results).toEqual([]);
     const pruneId = say(sessionId, assistant("The pomegranate tree needs pruning in March."));
@@ -82,7 +82,7 @@ describe("session transcripts in memory search (memory.sessions.enabled)", () =>
     expect(res.results[0]?.entryIds).toContain(pruneId);
     const after = env.store.db
       .query("SELECT rowid, id FROM memory_chunks WHERE path = ?")
-      .all(`session:${KEY}`) as { rowid: number; id: string }[];
+      .all(`session:${KEY}#${sessionId}`) as { rowid: number; id: string }[];
     expect(after).toEqual(expect.arrayContaining([before[0]]));
   });
 });
@@ -113,9 +113,23 @@ describe("MemoryIndex.syncSessions", () => {
     expect(gone.removedFiles).toBeGreaterThanOrEqual(1);
     const left = env.store.db
       .query(
-        "SELECT count(*) AS n FROM memory_chunks WHERE path = 'session:agent:main:cli:direct:x'",
+        "SELECT count(*) AS n FROM memory_chunks WHERE path = 'session:agent:main:cli:direct:x#s-x'",
       )
       .get() as { n: number };
     expect(left.n).toBe(0);
+  });
+});
+
+describe("session index paths", () => {
+  it("name one session by key and id, and read back only what they wrote", async () => {
+    const { sessionIndexPath, parseSessionIndexPath } = await import("./session-transcripts.ts");
+    const path = sessionIndexPath("agent:main:qq:direct:a#b", "id-1");
+    expect(parseSessionIndexPath(path)).toEqual({
+      sessionKey: "agent:main:qq:direct:a#b",
+      sessionId: "id-1",
+    });
+    expect(parseSessionIndexPath("session:agent:main:qq:direct:x")).toBeUndefined();
+    expect(parseSessionIndexPath("session:agent:main:qq:direct:x#")).toBeUndefined();
+    expect(parseSessionIndexPath("memory/2025-01-31.md")).toBeUndefined();
   });
 });

@@ -4,12 +4,33 @@
  * active branch, one `user:`/`assistant:` block per message, without tool calls, tool
  * results, thinking, or the per-turn facts a local model's user message starts with.
  * Each rendered line remembers its transcript entry, so a hit can name the entries.
+ * Every session is indexed under its own path (key and id): a key can hold several
+ * sessions (`/new`, or a fresh one when the sender's standing changed), and each hit must
+ * be judged by the principal of the session it came from, not by the key's current one.
  */
 import { messageText } from "../messages/index.ts";
 import type { Store } from "../store/index.ts";
 
 /** Path of a session's text in the memory index (no file has such a path). */
 export const SESSION_PATH_PREFIX = "session:";
+
+/** `session:<key>#<session id>`: one indexed text per session, never shared by two. */
+export function sessionIndexPath(sessionKey: string, sessionId: string): string {
+  return `${SESSION_PATH_PREFIX}${sessionKey}#${sessionId}`;
+}
+
+/** The key and session id of a `sessionIndexPath`; undefined for any other path. */
+export function parseSessionIndexPath(
+  path: string,
+): { sessionKey: string; sessionId: string } | undefined {
+  if (!path.startsWith(SESSION_PATH_PREFIX)) return undefined;
+  const hash = path.lastIndexOf("#");
+  if (hash <= SESSION_PATH_PREFIX.length || hash === path.length - 1) return undefined;
+  return {
+    sessionKey: path.slice(SESSION_PATH_PREFIX.length, hash),
+    sessionId: path.slice(hash + 1),
+  };
+}
 
 export interface SessionSnapshot {
   sessionKey: string;

@@ -78,3 +78,64 @@ describe("memory_search over session transcripts", () => {
     expect(ownerHits.join("\n")).not.toContain("purple bicycle");
   });
 });
+
+describe("memory_search after a sender's standing changed", () => {
+  it("never shows a new owner the session they had as a stranger; an owner's earlier sessions stay searchable", async () => {
+    const fake = createFakeProvider({
+      script: (request) => {
+        const last = request.messages.at(-1);
+        const text = JSON.stringify(last?.content ?? "");
+        if (last?.role === "toolResult") return { text: "done" };
+        if (text.includes("search please"))
+          return {
+            toolCalls: [
+              { name: "memory_search", arguments: { query: "walnut ladder" } },
+              { name: "memory_search", arguments: { query: "kiwi greenhouse" } },
+            ],
+          };
+        return { text: "noted" };
+      },
+    });
+    harness = createHarness({
+      providers: { fake },
+      engine: "real",
+      config: {
+        agent: { owners: ["cli"] },
+        memory: { sessions: { enabled: true } },
+        tools: { bySender: { "qq:S2": { strangers: { deny: [] } } } },
+      },
+      tools: ({ store, paths, config }) =>
+        createMemory({ store, paths, config, logger: silentLogger, embedder: null }).tools,
+    });
+    const h = harness;
+    const key = "agent:main:qq:direct:S2";
+    // As the channels send it: the key is the sender's own, so a changed standing opens a
+    // fresh session there instead of a refusal.
+    const s2 = {
+      channel: "qq",
+      senderId: "qq:S2",
+      chatType: "direct" as const,
+      foreignSession: "new-session" as const,
+    };
+    const owner = { channel: "web", senderId: "cli", chatType: "direct" as const };
+    // As a stranger, S2 writes something into their own session.
+    await h.agent.chat({ ...s2, sessionKey: key, text: "STRANGER-ERA the walnut ladder story" });
+    const strangerEra = h.store.sessions.byKey(key)?.sessionId;
+    // The owner's own conversation, then /new: the first session is no longer the key's.
+    await h.agent.chat({ ...owner, sessionKey: OWNER_WEB, text: "the kiwi greenhouse is warm" });
+    await h.agent.chat({ ...owner, sessionKey: OWNER_WEB, text: "/new" });
+
+    // Paired: S2 is an owner now (what `clawbox pairing approve` leads to) and asks.
+    h.config.agent.owners = [...h.config.agent.owners, "qq:S2"];
+    await h.agent.chat({ ...s2, sessionKey: key, text: "search please" });
+    expect(h.store.sessions.byKey(key)?.sessionId).not.toBe(strangerEra);
+    const hits = h
+      .messages(key)
+      .filter((m): m is ToolResultMessage => m.role === "toolResult")
+      .map(resultText);
+    expect(hits).toHaveLength(2);
+    expect(hits[0]).not.toContain("walnut");
+    // Owners are one principal: the earlier owner session (before /new) is found.
+    expect(hits[1]).toContain("kiwi greenhouse");
+  });
+});
