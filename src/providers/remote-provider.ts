@@ -12,7 +12,7 @@
 import type { AnthropicProviderConfig, OpenAIProviderConfig } from "../config/index.ts";
 import type { ClawboxError } from "../errors/index.ts";
 import type { StopReason } from "../messages/index.ts";
-import type { Logger } from "../system/index.ts";
+import { collectSecrets, type Logger } from "../system/index.ts";
 import { AssistantMessageBuilder } from "./assistant-message-builder.ts";
 import { type AuthProfile, AuthProfiles } from "./auth-profiles.ts";
 import { classifyThrown } from "./classify-error.ts";
@@ -41,6 +41,13 @@ export abstract class RemoteProvider<Config extends RemoteConfig> implements Pro
   abstract readonly kind: Config["kind"];
   readonly model: string;
   protected readonly profiles: AuthProfiles;
+  /**
+   * Every secret of this provider's configuration: its keys and every custom header
+   * value (`collectSecrets`, the rule `config show` and the logger use). Scrubbed from
+   * each failure's text here, where a provider failure becomes a message, so no log
+   * line, stored turn or client answer can quote them.
+   */
+  protected readonly secrets: string[];
   private readonly counters = new ProviderCounters();
 
   constructor(
@@ -50,6 +57,9 @@ export abstract class RemoteProvider<Config extends RemoteConfig> implements Pro
   ) {
     this.model = config.model;
     this.profiles = new AuthProfiles(config.authProfiles, deps.now);
+    this.secrets = [...new Set([...this.profiles.secrets(), ...collectSecrets(config)])].sort(
+      (a, b) => b.length - a.length,
+    );
   }
 
   /** API name recorded on messages, e.g. "openai-completions". */
@@ -92,6 +102,7 @@ export abstract class RemoteProvider<Config extends RemoteConfig> implements Pro
           body: this.body(request),
           headers: (profile) => ({ ...this.config.headers, ...this.authHeaders(profile) }),
           profiles: this.profiles,
+          secrets: this.secrets,
           timeoutMs: this.config.timeoutMs,
           fetch: this.deps.fetch ?? fetch,
           okBodyError: (body, secrets) => this.okBodyError(body, secrets),
@@ -107,7 +118,7 @@ export abstract class RemoteProvider<Config extends RemoteConfig> implements Pro
       } catch (thrown) {
         const error = classifyThrown(thrown, {
           provider: this.id,
-          secrets: this.profiles.secrets(),
+          secrets: this.secrets,
           aborted: request.signal?.aborted === true,
         });
         const wait = this.overloadWait(error, attempt, builder);

@@ -20,6 +20,8 @@ export interface RemoteStreamOptions {
   body: unknown;
   headers: (profile: AuthProfile) => Record<string, string>;
   profiles: AuthProfiles;
+  /** Hidden in every failure's text: the provider's keys and custom header values. */
+  secrets: string[];
   timeoutMs: number;
   signal?: AbortSignal;
   fetch: typeof fetch;
@@ -40,8 +42,7 @@ export interface RemoteStream {
 }
 
 export async function openRemoteStream(options: RemoteStreamOptions): Promise<RemoteStream> {
-  const { provider, profiles } = options;
-  const secrets = profiles.secrets();
+  const { provider, profiles, secrets } = options;
   const candidates = profiles.available();
   if (candidates.length === 0) throw allCoolingDown(options);
   let lastError: ClawboxError | undefined;

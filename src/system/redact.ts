@@ -7,12 +7,18 @@
  * - in text: bearer credentials, `sk-…` keys, URL credentials (`user:pass@`) and URL
  *   query parameters with secret-looking names (`?access_token=…`).
  * - by value: every secret found in the configuration (`collectSecrets`) is replaced
- *   wherever it appears, whatever surrounds it.
+ *   wherever it appears, whatever surrounds it. It is exactly what the first net hides
+ *   in the configuration (`hiddenByKey`, one rule for both), plus secret URL parameters
+ *   and URL passwords, so a value `config show` hides is hidden in every log line too; only values shorter
+ *   than six characters are not hunted in text (replacing "on" or "1" everywhere would
+ *   wreck every line).
  */
 const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|authorization|aeskey|credential)/i;
 const HARMLESS_HEADERS = new Set(["content-type", "accept", "user-agent", "accept-language"]);
 const SECRET_PARAM =
   /([?&](?:access_token|token|api[_-]?key|apikey|key|secret|password|auth|sig|signature|client_secret|code)=)[^&#\s"']+/gi;
+/** The password of `scheme://user:password@host`. */
+const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@"']*:)[^\s/@"']+@/gi;
 const MARK = "[redacted]";
 /** `tokenUrl`, `authUrl`: where a token is fetched, not a token. */
 const URL_KEY = /(url|uri|endpoint)$/i;
@@ -27,19 +33,17 @@ function secretKeyed(key: string, value: string): boolean {
   return !(URL_KEY.test(key) && URL_VALUE.test(value));
 }
 
+/** Shorter known values are not hunted in text. */
+const MIN_HUNTED = 6;
+
 function redactText(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret.length >= 6) out = out.split(secret).join(MARK);
+  for (const secret of secrets) if (secret.length >= MIN_HUNTED) out = out.split(secret).join(MARK);
   return out
     .replace(/(Bearer|Basic|QQBot)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${MARK}`)
     .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, `sk-${MARK}`)
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@"']*:)[^\s/@"']+@/gi, `$1${MARK}@`)
+    .replace(URL_CREDENTIALS, `$1${MARK}@`)
     .replace(SECRET_PARAM, `$1${MARK}`);
-}
-
-/** Long, no spaces, letters and digits: a key or token rather than a name or a path. */
-function looksLikeToken(value: string): boolean {
-  return value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value);
 }
 
 type Container = "env" | "headers" | undefined;
@@ -47,6 +51,19 @@ type Container = "env" | "headers" | undefined;
 function containerOf(key: string): Container {
   const lower = key.toLowerCase();
   return lower === "env" ? "env" : lower === "headers" ? "headers" : undefined;
+}
+
+/**
+ * The one rule for a string in the configuration being a secret: under a secret-looking
+ * key, any value of an `env` map, any value of a `headers` map but the harmless ones.
+ * `redact` hides these and `collectSecrets` hands the same values to the logger.
+ */
+function hiddenByKey(key: string, value: string, inside: Container): boolean {
+  return (
+    secretKeyed(key, value) ||
+    inside === "env" ||
+    (inside === "headers" && !HARMLESS_HEADERS.has(key.toLowerCase()))
+  );
 }
 
 function walk(
@@ -62,11 +79,7 @@ function walk(
     if (value instanceof Error) return redactText(value.message, secrets);
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
-      const secretHere =
-        typeof v === "string" &&
-        (secretKeyed(key, v) ||
-          inside === "env" ||
-          (inside === "headers" && !HARMLESS_HEADERS.has(key.toLowerCase())));
+      const secretHere = typeof v === "string" && hiddenByKey(key, v, inside);
       out[key] = secretHere ? MARK : walk(v, secrets, depth + 1, containerOf(key));
     }
     return out;
@@ -80,23 +93,20 @@ export function redact(value: unknown, secrets: readonly string[] = []): unknown
 }
 
 /**
- * The secret values in a configuration object: what `redact` would hide by key, plus
- * secret URL query values. Give them to the logger so they are hidden anywhere.
+ * The secret values in a configuration object: every value `redact` hides by key (the
+ * same `hiddenByKey` rule: provider and MCP `headers`, MCP `env`, keys, tokens,
+ * passwords), plus the secret URL query values and URL passwords it hides in text. Give them to the logger so they are hidden
+ * anywhere, and to whatever turns a failure into text a client reads.
  */
 export function collectSecrets(value: unknown): string[] {
   const found = new Set<string>();
   const visit = (v: unknown, key: string, inside: Container, depth: number) => {
     if (depth > 8) return;
     if (typeof v === "string") {
-      // Every env/header value is hidden in output, but only token-like ones are hunted
-      // everywhere (a host name such as "ha.local" must not vanish from every log line).
-      const contained =
-        inside === "env" || (inside === "headers" && !HARMLESS_HEADERS.has(key.toLowerCase()));
-      const keyed = secretKeyed(key, v) || (contained && looksLikeToken(v));
-      if (keyed && v.length >= 6) found.add(v);
-      for (const match of v.matchAll(SECRET_PARAM)) {
-        const secret = match[0].slice(match[1]?.length ?? 0);
-        if (secret.length >= 6) found.add(secret);
+      if (hiddenByKey(key, v, inside) && v.length >= MIN_HUNTED) found.add(v);
+      for (const match of [...v.matchAll(SECRET_PARAM), ...v.matchAll(URL_CREDENTIALS)]) {
+        const secret = match[0].slice(match[1]?.length ?? 0).replace(/@$/, "");
+        if (secret.length >= MIN_HUNTED) found.add(secret);
       }
       return;
     }

@@ -20,6 +20,10 @@ const SECRETS = {
   server: "server-token-abcdef-0123456789",
   broker: "brokerPw9x",
   camera: "camPw77q",
+  /** A provider's custom header: short, no digits-and-letters look of a key. */
+  shortHeader: "HDRSECRET",
+  /** An MCP env value that looks like a word, not a token. */
+  shortEnv: "letmein",
 };
 
 const BROKER_URL = `mqtt://ha:${SECRETS.broker}@broker.lan:1883`;
@@ -37,6 +41,7 @@ const config = {
         baseUrl: "http://127.0.0.1:9/v1",
         model: "m",
         maxTokens: 777,
+        headers: { "X-Custom": SECRETS.shortHeader, "User-Agent": "clawbox-test" },
         authProfiles: [{ id: "p", apiKey: SECRETS.apiKey }],
       },
     },
@@ -52,7 +57,7 @@ const config = {
         local: {
           transport: "stdio",
           command: "ha-mcp",
-          env: { HA_LLAT: SECRETS.env, HA_HOST: "ha.local" },
+          env: { HA_LLAT: SECRETS.env, HA_HOST: "ha.local", HA_PIN: SECRETS.shortEnv },
         },
       },
     },
@@ -77,8 +82,10 @@ describe("secrets", () => {
     expect(shown.models.providers.cloud.maxTokens).toBe(777);
     expect(shown.tools.mcp.servers.local.env.HA_HOST).toBe("[redacted]");
     expect(shown.tools.mcp.servers.home.headers.accept).toBe("application/json");
+    // `ha.local` is the value of an MCP `env` entry (HA_HOST), and every value `config
+    // show` hides is hidden wherever it appears, this URL included.
     expect(shown.tools.mcp.servers.home.url).toBe(
-      "http://ha.local:8123/mcp?access_token=[redacted]&x=1",
+      "http://[redacted]:8123/mcp?access_token=[redacted]&x=1",
     );
     // A password inside a URL is hidden; the user name and the host stay readable.
     expect(shown.mqtt.url).toBe("mqtt://ha:[redacted]@broker.lan:1883");
@@ -107,6 +114,43 @@ describe("secrets", () => {
     expect(lines.join("\n")).toContain("https://auth.example/token?client_secret=[redacted]");
   });
 
+  it("log lines hide every value config show hides, however short or plain", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-secrets-"));
+    homes.push(home);
+    writeFileSync(join(home, "clawbox.json"), JSON.stringify(config));
+    const run = await runCli(["--home", home, "config", "show"]);
+    expect(run.code).toBe(0);
+    // Everything `config show` replaced, found by walking the file and its shown copy:
+    // whole values and the parts of a value (a URL's password, an `?access_token=`).
+    const hidden: string[] = [];
+    const pair = (given: unknown, shown: unknown) => {
+      if (typeof given === "string" && typeof shown === "string" && shown !== given) {
+        const kept = shown.split("[redacted]");
+        let at = 0;
+        for (const [i, piece] of kept.entries()) {
+          const found =
+            i === kept.length - 1 ? given.length - piece.length : given.indexOf(piece, at);
+          if (i > 0) hidden.push(given.slice(at, found));
+          at = found + piece.length;
+        }
+      } else if (given && typeof given === "object" && shown && typeof shown === "object")
+        for (const [key, value] of Object.entries(given))
+          pair(value, (shown as Record<string, unknown>)[key]);
+    };
+    pair(config, JSON.parse(run.stdout));
+    for (const secret of Object.values(SECRETS)) expect(hidden).toContain(secret);
+    const lines: string[] = [];
+    const logger = createLogger({ write: (l) => lines.push(l), secrets: collectSecrets(config) });
+    for (const value of hidden) logger.warn(`run failed: upstream said hdr=${value} (HTTP 400)`);
+    expect(lines).toHaveLength(hidden.length);
+    for (const [i, value] of hidden.entries()) {
+      expect(lines[i]).not.toContain(value);
+      expect(lines[i]).toContain("[redacted]");
+    }
+    // A harmless header stays readable in both.
+    expect(run.stdout).toContain("clawbox-test");
+  });
+
   it("log lines hide the configuration's secrets wherever they appear", () => {
     const lines: string[] = [];
     const logger = createLogger({ write: (l) => lines.push(l), secrets: collectSecrets(config) });
@@ -117,11 +161,12 @@ describe("secrets", () => {
       maxTokens: 512,
       contextTokens: 4096,
       auth: `https://user:${SECRETS.server}@example.com/x`,
+      elsewhere: "https://someone:notInTheConfig42@mirror.example/x",
     });
     logger.warn(`mqtt: cannot reach ${BROKER_URL} (connection refused)`);
     logger.warn("camera snapshot failed", { camera: "porch", source: CAMERA_URL });
     const line = lines.join("\n");
-    for (const secret of [...Object.values(SECRETS), "anything-here-123"])
+    for (const secret of [...Object.values(SECRETS), "anything-here-123", "notInTheConfig42"])
       expect(line).not.toContain(secret);
     expect(line).toContain("mqtt://ha:[redacted]@broker.lan:1883");
     expect(line).toContain("rtsp://viewer:[redacted]@192.0.2.20:554/stream1");

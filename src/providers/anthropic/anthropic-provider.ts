@@ -137,7 +137,7 @@ export class AnthropicProvider extends RemoteProvider<AnthropicProviderConfig> {
     if (parsed.data.type === "error") {
       throw classifyStreamError(parsed.data.error.type, parsed.data.error.message, {
         provider: this.id,
-        secrets: this.profiles.secrets(),
+        secrets: this.secrets,
       });
     }
     return parsed.data;

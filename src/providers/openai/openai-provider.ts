@@ -97,7 +97,7 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
     if (finish === "content_filter") throw stoppedEarly(this.id, "content_filter");
     if (reply.refusal !== "") {
       builder.appendText(reply.refusal);
-      throw stoppedEarly(this.id, "refusal", scrub(reply.refusal.slice(0, 200)));
+      throw stoppedEarly(this.id, "refusal", scrub(reply.refusal.slice(0, 200), this.secrets));
     }
     const cutOff = finish === "length";
     for (const call of this.finishCalls(calls, cutOff)) {
@@ -138,7 +138,7 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
     }
     return classifyStreamError(type, message, {
       provider: this.id,
-      secrets: this.profiles.secrets(),
+      secrets: this.secrets,
     });
   }
 
@@ -149,7 +149,7 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
     } catch {
       throw new ClawboxError(
         "PROVIDER_BAD_RESPONSE",
-        `${this.id}: stream chunk is not JSON: ${scrub(data.slice(0, 120))}`,
+        `${this.id}: stream chunk is not JSON: ${scrub(data.slice(0, 120), this.secrets)}`,
       );
     }
     const parsed = openaiChunk.safeParse(json);
@@ -159,7 +159,7 @@ export class OpenAIProvider extends RemoteProvider<OpenAIProviderConfig> {
         `${this.id}: unexpected stream chunk: ${parsed.error.issues[0]?.message ?? "invalid"}`,
       );
     }
-    const error = this.chunkError(parsed.data, this.profiles.secrets());
+    const error = this.chunkError(parsed.data, this.secrets);
     if (error) throw error;
     return parsed.data;
   }
