@@ -70,13 +70,19 @@ afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
 });
 
+/** `clawbox config show` on a home holding `given` as its config file. */
+async function configShow(given: unknown) {
+  const home = mkdtempSync(join(tmpdir(), "clawbox-secrets-"));
+  homes.push(home);
+  writeFileSync(join(home, "clawbox.json"), JSON.stringify(given));
+  const run = await runCli(["--home", home, "config", "show"]);
+  expect(run.code).toBe(0);
+  return run;
+}
+
 describe("secrets", () => {
   it("config show hides every secret and keeps token counts", async () => {
-    const home = mkdtempSync(join(tmpdir(), "clawbox-secrets-"));
-    homes.push(home);
-    writeFileSync(join(home, "clawbox.json"), JSON.stringify(config));
-    const run = await runCli(["--home", home, "config", "show"]);
-    expect(run.code).toBe(0);
+    const run = await configShow(config);
     for (const secret of Object.values(SECRETS)) expect(run.stdout).not.toContain(secret);
     const shown = JSON.parse(run.stdout) as typeof config;
     expect(shown.models.providers.cloud.maxTokens).toBe(777);
@@ -115,11 +121,7 @@ describe("secrets", () => {
   });
 
   it("log lines hide every value config show hides, however short or plain", async () => {
-    const home = mkdtempSync(join(tmpdir(), "clawbox-secrets-"));
-    homes.push(home);
-    writeFileSync(join(home, "clawbox.json"), JSON.stringify(config));
-    const run = await runCli(["--home", home, "config", "show"]);
-    expect(run.code).toBe(0);
+    const run = await configShow(config);
     // Everything `config show` replaced, found by walking the file and its shown copy:
     // whole values and the parts of a value (a URL's password, an `?access_token=`).
     const hidden: string[] = [];
