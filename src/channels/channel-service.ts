@@ -5,13 +5,16 @@
  * proactive message: `deliver(target, text)` stores it in the outbox and wakes the worker.
  * `reload()` applies an edited `channels` section without a restart: a channel whose own
  * section changed is stopped and started again with it; the others keep running.
+ * Every reason a channel reports (its state, an outbox row's failure) is redacted here,
+ * before it is stored: a platform that echoes the credentials it was sent into its error
+ * cannot put them on `/health`, the console, `channels status` or `doctor`.
  */
 import type { Database } from "bun:sqlite";
 import type { AgentConfig, ChannelsConfig, ToolsConfig } from "../config/index.ts";
 import { errorMessage } from "../errors/index.ts";
 import { PairingRequests } from "../pairing/index.ts";
 import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
-import type { Logger } from "../system/index.ts";
+import { collectSecrets, type Logger } from "../system/index.ts";
 import type { ChannelAdapter, ChannelHost, ChannelState, ChannelTarget } from "./channel.ts";
 import { CHANNELS, channelDefinition } from "./channel-registry.ts";
 import {
@@ -68,6 +71,12 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   const sectionText = (id: string) =>
     JSON.stringify(channelDefinition(id)?.section(config.channels) ?? null);
   let worker: OutboxWorker | undefined;
+  /**
+   * The logger's redaction (every secret of the config, those saved from the console
+   * since included) plus the channels' own credentials as they are now.
+   */
+  const redactReason = (text: string): string =>
+    logger.redact(text, collectSecrets(config.channels));
   const deliver = (target: ChannelTarget, text: string): number[] => {
     const ids = enqueueProactive(db, config.channels, target, text);
     worker?.wake();
@@ -126,7 +135,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
         }
       },
       setState(state: ChannelState, reason?: string) {
-        writeChannelState(db, id, state, reason);
+        writeChannelState(db, id, state, reason === undefined ? undefined : redactReason(reason));
         if (state === "connected") worker?.wake();
       },
       touch() {
@@ -174,7 +183,12 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
         if (!definition.settings(config.channels))
           writeChannelState(db, definition.id, "disabled", undefined);
       }
-      worker = startOutboxWorker(dispatcher.outbox, () => adapters, logger.child("outbox"));
+      worker = startOutboxWorker(
+        dispatcher.outbox,
+        () => adapters,
+        logger.child("outbox"),
+        redactReason,
+      );
       await Promise.all(CHANNELS.map((c) => startOne(c.id)));
     },
     status: () => readChannelStatus(db, config.channels),

@@ -5,6 +5,7 @@
  * A throwing adapter counts as a retryable failure; the loop itself never throws.
  * A reply that stays pending is logged at its 1st, 2nd, 4th, 8th … attempt, not at
  * every retry: an hour without network writes a few lines per reply, not hundreds.
+ * A failure's reason is redacted (`redactReason`) before it is stored or logged.
  */
 
 import { errorMessage } from "../errors/index.ts";
@@ -29,6 +30,8 @@ export function startOutboxWorker(
   outbox: Outbox,
   adapters: () => Map<string, ChannelAdapter>,
   logger: Logger,
+  /** Hides secrets a platform echoed in its error, before the reason is stored. */
+  redactReason: (text: string) => string = (text) => logger.redact(text),
 ): OutboxWorker {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -59,6 +62,7 @@ export function startOutboxWorker(
       } catch (error) {
         outcome = { kind: "retry", reason: errorMessage(error) };
       }
+      if ("reason" in outcome) outcome = { ...outcome, reason: redactReason(outcome.reason) };
       const state = outbox.settle(attempt, outcome);
       const reason = "reason" in outcome ? outcome.reason : undefined;
       if (state !== "sent" && worthLogging(state, attempt.attempts))

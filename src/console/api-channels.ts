@@ -7,10 +7,17 @@
  * with them, no service restart. Test tries the settings as they stand in the form
  * (unsaved changes included, a blank secret meaning the stored one) against the
  * platform and answers in plain words. A Test or Save that changes where a secret is sent
- * needs that secret typed again (secret-destination.ts).
+ * needs that secret typed again (secret-destination.ts). A Test answer passes through the
+ * logger's redaction, so a platform that echoes the credentials cannot show them.
  */
 import type { Hono } from "hono";
-import { probeQq, probeWeComApp, probeWeComBot, readChannelStatus } from "../channels/index.ts";
+import {
+  type ProbeResult,
+  probeQq,
+  probeWeComApp,
+  probeWeComBot,
+  readChannelStatus,
+} from "../channels/index.ts";
 import {
   type ClawboxConfig,
   type ConfigEdit,
@@ -21,6 +28,7 @@ import {
 import { toClawboxError } from "../errors/index.ts";
 import { probeBroker } from "../mqtt/index.ts";
 import { z } from "../schema/index.ts";
+import { collectSecrets } from "../system/index.ts";
 import {
   CHANNEL_FORMS,
   type ChannelForm,
@@ -193,6 +201,13 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     const body = await readBody(c, valuesBody);
     if (!body.ok) return body.response;
     let config: ClawboxConfig | undefined;
+    /**
+     * An answer may quote what the platform said, and a platform may echo what it was
+     * sent: the logger's redaction, with the secrets of the settings tested (the file's
+     * and those typed into this request, merged in `config`), hides them all.
+     */
+    const hideSecrets = (text: string) =>
+      deps.logger.redact(text, config ? collectSecrets(config) : []);
     try {
       config = (
         await previewConfigEdit(deps.configFile, editsOf(form, body.value.values), {
@@ -204,7 +219,7 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
       const wrong = fieldError(form, message);
       return c.json({
         ok: false,
-        message: wrong ? wrong.message : `Fix the settings first: ${message}`,
+        message: hideSecrets(wrong ? wrong.message : `Fix the settings first: ${message}`),
         ...(wrong ? { field: wrong.field } : {}),
       });
     }
@@ -217,44 +232,52 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
       "test",
     );
     if (refusal) return c.json({ ok: false, message: refusal });
-    const { qq, wecom } = config.channels;
-    const { mqtt } = config;
-    switch (form.id) {
-      case "qq":
-        return c.json(qq ? await probeQq(qq) : missing(form));
-      case "wecom-app":
-        return c.json(wecom?.app ? await probeWeComApp(wecom.app) : missing(form));
-      case "wecom-bot": {
-        if (!wecom?.bot) return c.json(missing(form));
-        const live = deps.config.channels.wecom?.bot;
-        const state = readChannelStatus(deps.store.db, deps.config.channels).find(
-          (s) => s.channel === form.id,
-        );
-        const running =
-          live?.enabled && state && state.state !== "disabled" && state.state !== "stopped"
-            ? { botId: live.botId, state: state.state, reason: state.reason }
-            : undefined;
-        return c.json(await probeWeComBot(wecom.bot, running));
-      }
-      case "mqtt": {
-        const probe = await probeBroker(mqtt, 8000, "console-test");
-        return c.json(
-          probe.ok
-            ? {
-                ok: true,
-                message: `The broker at ${mqtt.url.replace(/\/\/[^@/]*@/, "//")} accepted the connection.`,
-              }
-            : {
-                ok: false,
-                message: `The broker did not accept the connection: ${probe.message}. Check the URL, the user name and the password.`,
-              },
-        );
-      }
-    }
+    const result = await probeForm(form, config, deps);
+    return c.json({ ...result, message: hideSecrets(result.message) });
   });
 }
 
-const missing = (form: ChannelForm) => ({
+/** The Test button's check for one form, against the settings as they stand in it. */
+async function probeForm(
+  form: ChannelForm,
+  config: ClawboxConfig,
+  deps: ConsoleDeps,
+): Promise<ProbeResult> {
+  const { qq, wecom } = config.channels;
+  const { mqtt } = config;
+  switch (form.id) {
+    case "qq":
+      return qq ? probeQq(qq) : missing(form);
+    case "wecom-app":
+      return wecom?.app ? probeWeComApp(wecom.app) : missing(form);
+    case "wecom-bot": {
+      if (!wecom?.bot) return missing(form);
+      const live = deps.config.channels.wecom?.bot;
+      const state = readChannelStatus(deps.store.db, deps.config.channels).find(
+        (s) => s.channel === form.id,
+      );
+      const running =
+        live?.enabled && state && state.state !== "disabled" && state.state !== "stopped"
+          ? { botId: live.botId, state: state.state, reason: state.reason }
+          : undefined;
+      return probeWeComBot(wecom.bot, running);
+    }
+    case "mqtt": {
+      const probe = await probeBroker(mqtt, 8000, "console-test");
+      return probe.ok
+        ? {
+            ok: true,
+            message: `The broker at ${mqtt.url.replace(/\/\/[^@/]*@/, "//")} accepted the connection.`,
+          }
+        : {
+            ok: false,
+            message: `The broker did not accept the connection: ${probe.message}. Check the URL, the user name and the password.`,
+          };
+    }
+  }
+}
+
+const missing = (form: ChannelForm): ProbeResult => ({
   ok: false,
   message: `Fill in ${form.fields
     .filter((f) => f.required)

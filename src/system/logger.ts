@@ -1,7 +1,8 @@
 /**
  * A small leveled logger writing one line per event to stderr (journald picks it up).
  * Every line passes through `redact` (with the configuration's secret values) before
- * printing: secrets never reach logs.
+ * printing: secrets never reach logs. `redact` offers the same to texts that leave the
+ * box another way (channel state reasons, Test answers).
  */
 import { redact } from "./redact.ts";
 
@@ -14,6 +15,12 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
   child(scope: string): Logger;
+  /**
+   * `text` with every secret this logger hides (and `more`, e.g. values typed into a
+   * request) replaced by "[redacted]", as a line would print it. For texts that leave the
+   * box other than as log lines: a channel's state reason, a console Test answer.
+   */
+  redact(text: string, more?: readonly string[]): string;
 }
 
 export interface LoggerOptions {
@@ -48,6 +55,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
     child: (child) => createLogger({ ...options, scope: scope ? `${scope}:${child}` : child }),
+    redact: (text, more = []) => {
+      const secrets = options.secrets ?? [];
+      // Longest first, so a secret that contains another is hidden whole.
+      const all = more.length ? [...more, ...secrets].sort((a, b) => b.length - a.length) : secrets;
+      return String(redact(text, all));
+    },
   };
 }
 
