@@ -11,7 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpConfig, McpServerConfig } from "../config/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
-import type { Logger } from "../system/index.ts";
+import { collectSecrets, type Logger, redact } from "../system/index.ts";
 
 const version = "0.1.0";
 
@@ -49,6 +49,13 @@ export class McpConnection {
   private connecting: Promise<void> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
+  /**
+   * This server's own `headers` and `env` values (`collectSecrets`): an endpoint or a
+   * proxy that quotes the request back in its refusal must not put them into the
+   * recorded connection failure, which the log, the status and a model's "not reachable"
+   * tool error all show.
+   */
+  private readonly secrets: string[];
 
   constructor(
     readonly name: string,
@@ -58,7 +65,14 @@ export class McpConnection {
       "connectTimeoutMs" | "callTimeoutMs" | "reconnectDelayMs"
     >,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.secrets = collectSecrets(server);
+  }
+
+  /** `text` without this server's secrets. */
+  private scrub(text: string): string {
+    return String(redact(text, this.secrets));
+  }
 
   private async transport(): Promise<Transport> {
     if (this.server.transport === "stdio") {
@@ -126,7 +140,7 @@ export class McpConnection {
       this.logger.info(`MCP server "${this.name}" connected`, { tools: this.tools.length });
     } catch (error) {
       await client.close().catch(() => {});
-      this.fail(toClawboxError(error).message);
+      this.fail(this.scrub(toClawboxError(error).message));
     }
   }
 
