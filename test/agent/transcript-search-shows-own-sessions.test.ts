@@ -25,36 +25,48 @@ const STRANGER = "agent:main:qq:direct:S1";
 const resultText = (r: ToolResultMessage) =>
   r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
+/**
+ * The real agent with memory tools and transcripts indexed; the scripted model answers
+ * "search please" with one `memory_search` per query, and anything else with `reply`.
+ */
+function searchingHarness(
+  queries: string[],
+  reply: (text: string) => string,
+  config: Record<string, unknown>,
+): Harness {
+  const fake = createFakeProvider({
+    script: (request) => {
+      const last = request.messages.at(-1);
+      const text = JSON.stringify(last?.content ?? "");
+      if (last?.role === "toolResult") return { text: "done" };
+      if (text.includes("search please"))
+        return {
+          toolCalls: queries.map((query) => ({ name: "memory_search", arguments: { query } })),
+        };
+      return { text: reply(text) };
+    },
+  });
+  harness = createHarness({
+    providers: { fake },
+    engine: "real",
+    config: { memory: { sessions: { enabled: true } }, ...config },
+    tools: ({ store, paths, config }) =>
+      createMemory({ store, paths, config, logger: silentLogger, embedder: null }).tools,
+  });
+  return harness;
+}
+
 describe("memory_search over session transcripts", () => {
   it("shows each asker only the transcripts of their own sessions", async () => {
-    const fake = createFakeProvider({
-      script: (request) => {
-        const last = request.messages.at(-1);
-        const text = JSON.stringify(last?.content ?? "");
-        if (last?.role === "toolResult") return { text: "done" };
-        if (text.includes("search please"))
-          return {
-            toolCalls: [
-              { name: "memory_search", arguments: { query: "router password" } },
-              { name: "memory_search", arguments: { query: "purple bicycle" } },
-            ],
-          };
-        if (text.includes("router")) return { text: "The router password is ZEBRA-OWNER-42." };
-        return { text: "Your purple bicycle is in the shed." };
-      },
-    });
-    harness = createHarness({
-      providers: { fake },
-      engine: "real",
-      config: {
-        memory: { sessions: { enabled: true } },
-        // The stranger is granted everything a stranger can be granted, memory included.
-        tools: { bySender: { "qq:S1": { strangers: { deny: [] } } } },
-      },
-      tools: ({ store, paths, config }) =>
-        createMemory({ store, paths, config, logger: silentLogger, embedder: null }).tools,
-    });
-    const h = harness;
+    const h = searchingHarness(
+      ["router password", "purple bicycle"],
+      (text) =>
+        text.includes("router")
+          ? "The router password is ZEBRA-OWNER-42."
+          : "Your purple bicycle is in the shed.",
+      // The stranger is granted everything a stranger can be granted, memory included.
+      { tools: { bySender: { "qq:S1": { strangers: { deny: [] } } } } },
+    );
     const stranger = { channel: "qq", senderId: "qq:S1", chatType: "direct" as const };
     const owner = { channel: "web", senderId: "cli", chatType: "direct" as const };
     await h.agent.chat({ ...owner, sessionKey: OWNER_WEB, text: "what is the router password?" });
@@ -81,33 +93,10 @@ describe("memory_search over session transcripts", () => {
 
 describe("memory_search after a sender's standing changed", () => {
   it("never shows a new owner the session they had as a stranger; an owner's earlier sessions stay searchable", async () => {
-    const fake = createFakeProvider({
-      script: (request) => {
-        const last = request.messages.at(-1);
-        const text = JSON.stringify(last?.content ?? "");
-        if (last?.role === "toolResult") return { text: "done" };
-        if (text.includes("search please"))
-          return {
-            toolCalls: [
-              { name: "memory_search", arguments: { query: "walnut ladder" } },
-              { name: "memory_search", arguments: { query: "kiwi greenhouse" } },
-            ],
-          };
-        return { text: "noted" };
-      },
+    const h = searchingHarness(["walnut ladder", "kiwi greenhouse"], () => "noted", {
+      agent: { owners: ["cli"] },
+      tools: { bySender: { "qq:S2": { strangers: { deny: [] } } } },
     });
-    harness = createHarness({
-      providers: { fake },
-      engine: "real",
-      config: {
-        agent: { owners: ["cli"] },
-        memory: { sessions: { enabled: true } },
-        tools: { bySender: { "qq:S2": { strangers: { deny: [] } } } },
-      },
-      tools: ({ store, paths, config }) =>
-        createMemory({ store, paths, config, logger: silentLogger, embedder: null }).tools,
-    });
-    const h = harness;
     const key = "agent:main:qq:direct:S2";
     // As the channels send it: the key is the sender's own, so a changed standing opens a
     // fresh session there instead of a refusal.
