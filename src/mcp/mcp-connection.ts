@@ -53,7 +53,7 @@ export class McpConnection {
    * This server's own `headers` and `env` values (`collectSecrets`): an endpoint or a
    * proxy that quotes the request back in its refusal must not put them into the
    * recorded connection failure, which the log, the status and a model's "not reachable"
-   * tool error all show.
+   * tool error all show, nor into a tool's result text (`scrub`, used by mcp-tool.ts).
    */
   private readonly secrets: string[];
 
@@ -69,8 +69,8 @@ export class McpConnection {
     this.secrets = collectSecrets(server);
   }
 
-  /** `text` without this server's secrets. */
-  private scrub(text: string): string {
+  /** `text` without this server's secrets: its connection failure and every tool result text. */
+  scrub(text: string): string {
     return String(redact(text, this.secrets));
   }
 
@@ -205,7 +205,12 @@ export class McpConnection {
     } catch (error) {
       if (signal.aborted)
         throw new ClawboxError("ABORTED", `MCP tool ${this.name}/${tool} was stopped`);
-      throw toClawboxError(error, "TOOL_FAILED");
+      if (error instanceof ClawboxError) throw error;
+      // A JSON-RPC error or a transport failure mid-call: say whose call failed.
+      throw new ClawboxError(
+        "TOOL_FAILED",
+        `MCP tool ${this.name}/${tool} failed: ${toClawboxError(error).message}`,
+      );
     }
   }
 

@@ -1,10 +1,12 @@
 /**
  * An MCP server's tool as an AgentTool: namespaced `mcp__<server>__<tool>` (so two
  * servers never collide and policy patterns like "mcp__home__*" work), group "mcp",
- * and its result content mapped to text/image blocks.
+ * and its result content mapped to text/image blocks. Every text block the model reads,
+ * a success's, an `isError` result's or a failed call's, is cleaned of the server's own
+ * `headers` and `env` values here, in one place (docs/SECURITY.md, "Secrets").
  */
 import type { ImageContent, TextContent } from "../messages/index.ts";
-import { type AgentTool, errorOutput } from "../tools/index.ts";
+import { type AgentTool, errorOutput, type ToolOutput } from "../tools/index.ts";
 import type { McpConnection, McpToolInfo } from "./mcp-connection.ts";
 
 const MAX_NAME = 64;
@@ -46,12 +48,21 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo): Age
       info.inputSchema?.type === "object" ? info.inputSchema : { type: "object", properties: {} },
     group: "mcp",
     async execute(args, ctx) {
+      let output: ToolOutput;
       try {
         const result = await connection.call(info.name, args, ctx.signal);
-        return { content: mapContent(result.content), isError: result.isError };
+        output = { content: mapContent(result.content), isError: result.isError };
       } catch (error) {
-        return errorOutput(error);
+        output = errorOutput(error);
       }
+      // A server (or the proxy in front of it) may quote its token or header back, in a
+      // failure or an answer; the model may be a cloud model and the sender a stranger.
+      return {
+        ...output,
+        content: output.content.map((block) =>
+          block.type === "text" ? { type: "text", text: connection.scrub(block.text) } : block,
+        ),
+      };
     },
   };
 }
