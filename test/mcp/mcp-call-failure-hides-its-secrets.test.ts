@@ -15,7 +15,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../src/messages/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
-import { createFakeProvider, type FakeProvider } from "../fakes/fake-provider.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
 
 const ENV_TOKEN = "envtok-4f9a2c";
 const AUTHORIZATION = "Token hdrauth-7b31e0";
@@ -78,18 +78,30 @@ function textOf(message: Message | undefined): string {
   return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
-/** Runs one owner turn calling `tools` at once; returns their stored results in that order. */
-async function callTools(provider: FakeProvider, tools: string[]): Promise<Message[]> {
-  if (!harness) throw new Error("no harness");
-  await harness.agent.ready();
-  for (const tool of tools) expect(harness.agent.toolNames()).toContain(tool);
-  const result = await harness.agent.chat(ownerRequest("check the house"));
+/**
+ * Runs one owner turn whose model calls `tools` of the MCP server `home` at once; checks
+ * that no secret reaches what the model reads next or the stored turn; returns the stored
+ * results in the order of `tools`.
+ */
+async function callTools(home: Record<string, unknown>, tools: string[]): Promise<Message[]> {
+  const provider = createFakeProvider({
+    script: [
+      { toolCalls: tools.map((name) => ({ name, arguments: {} })) },
+      { text: "The house did not answer." },
+    ],
+  });
+  const mcp = { connectTimeoutMs: 20_000, callTimeoutMs: 10_000, servers: { home } };
+  const own = createHarness({ providers: { fake: provider }, config: { tools: { mcp } } });
+  harness = own;
+  await own.agent.ready();
+  for (const tool of tools) expect(own.agent.toolNames()).toContain(tool);
+  const result = await own.agent.chat(ownerRequest("check the house"));
   expect(result.error).toBeUndefined();
-  const results = harness.messages(result.sessionKey).filter((m) => m.role === "toolResult");
+  const results = own.messages(result.sessionKey).filter((m) => m.role === "toolResult");
   expect(results).toHaveLength(tools.length);
   // What the model read: the request after the tool results, as the provider received it.
   const read = JSON.stringify(provider.requests.at(-1)?.messages);
-  const stored = JSON.stringify(harness.messages(result.sessionKey));
+  const stored = JSON.stringify(own.messages(result.sessionKey));
   for (const secret of SECRETS) {
     expect(read).not.toContain(secret);
     expect(stored).not.toContain(secret);
@@ -101,39 +113,19 @@ async function callTools(provider: FakeProvider, tools: string[]): Promise<Messa
   });
 }
 
-function scriptCalling(tools: string[]) {
-  return createFakeProvider({
-    script: [
-      { toolCalls: tools.map((name) => ({ name, arguments: {} })) },
-      { text: "The house did not answer." },
-    ],
-  });
-}
-
 describe("an MCP tool call's result text", () => {
   it("hides the stdio server's env token in a JSON-RPC error, an isError result and an answer", async () => {
-    const tools = ["mcp__home__fail_rpc", "mcp__home__fail_result", "mcp__home__show_config"];
-    const provider = scriptCalling(tools);
-    harness = createHarness({
-      providers: { fake: provider },
-      config: {
-        tools: {
-          mcp: {
-            connectTimeoutMs: 20_000,
-            callTimeoutMs: 10_000,
-            servers: {
-              home: {
-                transport: "stdio",
-                command: process.execPath,
-                args: [leakyServer],
-                env: { HA_TOKEN: ENV_TOKEN },
-              },
-            },
-          },
-        },
-      },
-    });
-    const [rpc, result, answer] = await callTools(provider, tools);
+    const home = {
+      transport: "stdio",
+      command: process.execPath,
+      args: [leakyServer],
+      env: { HA_TOKEN: ENV_TOKEN },
+    };
+    const [rpc, result, answer] = await callTools(home, [
+      "mcp__home__fail_rpc",
+      "mcp__home__fail_result",
+      "mcp__home__show_config",
+    ]);
     expect(rpc?.role === "toolResult" && rpc.isError).toBe(true);
     expect(textOf(rpc)).toContain("MCP tool home/fail_rpc failed");
     expect(textOf(rpc)).toContain('upstream refused token "[redacted]"');
@@ -144,28 +136,12 @@ describe("an MCP tool call's result text", () => {
   }, 40_000);
 
   it("hides the HTTP server's Authorization and custom header in a JSON-RPC error and a proxy's 502", async () => {
-    const url = await headerQuotingEndpoint();
-    const tools = ["mcp__home__fail_rpc", "mcp__home__proxy_fail"];
-    const provider = scriptCalling(tools);
-    harness = createHarness({
-      providers: { fake: provider },
-      config: {
-        tools: {
-          mcp: {
-            connectTimeoutMs: 20_000,
-            callTimeoutMs: 10_000,
-            servers: {
-              home: {
-                transport: "http",
-                url,
-                headers: { Authorization: AUTHORIZATION, "X-HA-Auth": CUSTOM_HEADER },
-              },
-            },
-          },
-        },
-      },
-    });
-    const [rpc, proxy] = await callTools(provider, tools);
+    const home = {
+      transport: "http",
+      url: await headerQuotingEndpoint(),
+      headers: { Authorization: AUTHORIZATION, "X-HA-Auth": CUSTOM_HEADER },
+    };
+    const [rpc, proxy] = await callTools(home, ["mcp__home__fail_rpc", "mcp__home__proxy_fail"]);
     expect(rpc?.role === "toolResult" && rpc.isError).toBe(true);
     expect(textOf(rpc)).toContain("MCP tool home/fail_rpc failed");
     expect(textOf(rpc)).toContain('authorization="[redacted]" x-ha-auth="[redacted]"');
