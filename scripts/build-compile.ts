@@ -10,6 +10,7 @@
  * Usage: bun scripts/build-compile.ts <x64|arm64> <outfile> <bun runtime for the target>
  */
 import { resolve } from "node:path";
+import { SERVICE_JIT_POLICY } from "../src/system/jit-policy.ts";
 
 const NATIVE = ["node-llama-cpp", "onnxruntime-node"] as const;
 const root = resolve(import.meta.dir, "..");
@@ -47,6 +48,9 @@ const result = await Bun.build({
     autoloadPackageJson: true,
     autoloadDotenv: false,
     autoloadBunfig: false,
+    // Every command starts with JavaScriptCore's tiers held back (src/system/jit-policy.ts):
+    // start-up compiles nothing, READY is sooner and RSS lower.
+    jitPolicy: SERVICE_JIT_POLICY,
   },
   minify: true,
   sourcemap: "none",

@@ -192,8 +192,8 @@ export const runCommand: Command = {
     // One line, on stdout (the journal gets it once).
     ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
     runtime.notifier.ready(`listening on ${address}`);
-    // From here on the service keeps its memory down: hot code stays interpreted longer
-    // (src/system/jit-policy.ts). After READY, so start-up runs with the default tiers.
+    // Hot code stays interpreted (src/system/jit-policy.ts). The compiled binary started
+    // that way; from source, the policy takes effect here.
     useServiceJitPolicy();
     // After READY: a one-time link for this machine's browser (valid 10 minutes once;
     // `clawbox console url` makes more).
