@@ -11,7 +11,7 @@
  * The compiled binary starts with it (`compile.jitPolicy` in scripts/build-compile.ts),
  * so start-up never compiles either; `clawbox run` from source sets it at READY
  * (`Bun.unsafe.setJITPolicy`). Measured (docs/BENCHMARKS.md, "The JIT policy"): READY
- * 116 → 85 ms and RSS at READY 42.3 → 35.9 MB; after 1,000 chat turns 52.5 → 45.8 MB
+ * 116 → 85 ms and RSS at READY 42.3 → 35.9 MB; after 1,000 chat turns 52.5 → 46–48 MB
  * idle; the box's CPU per turn unchanged (6.3 → 6.1 ms). The earlier scale, 1,000, still
  * let the hottest code reach the DFG and grew RSS with the binary's compiler pages.
  * Without the Bun API (another runtime) this does nothing.
