@@ -324,10 +324,18 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
         await p.waitForLoadState("networkidle");
         if (name === "chat" && width === 390) {
           // A reply in columns is monospace and scrolls inside its bubble, not the page.
+          const replies = p.locator(".entry.assistant.done");
+          const before = await replies.count();
           await p.locator("#chat-input").fill("/context list");
           await p.locator("#chat-input").press("Enter");
-          const table = p.locator(".entry.assistant.done .text.columns").last();
-          await table.waitFor();
+          // This command's finished reply first, so a failure names what came back instead.
+          const done = replies.nth(before);
+          await done.waitFor();
+          const table = done.locator(".text.columns");
+          expect(
+            await table.count(),
+            `the reply to /context list: ${await done.textContent()}`,
+          ).toBe(1);
           type Style = { whiteSpace: string; fontFamily: string };
           const look = await table.evaluate((el) => {
             const win = globalThis as unknown as { getComputedStyle(e: unknown): Style };
