@@ -50,8 +50,8 @@ export interface StartOptions {
    * Give memory back after busy periods (run: the service): once no turn has run for
    * IDLE_TRIM_MS (or, on a box busy without a pause, between two turns every
    * BUSY_TRIM_MS), per-session caches are dropped, SQLite shrinks its page cache, and a
-   * full garbage collection and JavaScriptCore's footprint shrink return free pages
-   * (src/system/idle-trim.ts).
+   * full garbage collection and JavaScriptCore's footprint shrink return free pages; after
+   * every turn, one full collection keeps the heap near its live size (src/system/idle-trim.ts).
    */
   trimWhenIdle?: boolean;
 }
@@ -60,8 +60,6 @@ export interface StartOptions {
 export const IDLE_TRIM_MS = 10_000;
 /** A box busy without a pause gives memory back between two turns this often. */
 export const BUSY_TRIM_MS = 30_000;
-/** Between two turns, a full collection once the JS heap has grown this much since the last. */
-export const HEAP_GROWTH_BYTES = 2 * 1024 * 1024;
 /** Between two turns, the whole trim once RSS has grown this much since the last trim. */
 export const RSS_GROWTH_BYTES = 6 * 1024 * 1024;
 
@@ -119,7 +117,7 @@ export async function startRuntime(ctx: CliContext, options: StartOptions = {}):
     ? createIdleTrimmer({
         afterMs: IDLE_TRIM_MS,
         busyEveryMs: BUSY_TRIM_MS,
-        heapBound: { growthBytes: HEAP_GROWTH_BYTES },
+        collectAfterTasks: {},
         rssBound: { growthBytes: RSS_GROWTH_BYTES },
         hooks: [() => observed.trim(IDLE_TRIM_MS), () => store.shrinkMemory()],
         logger: logger.child("memory"),

@@ -81,42 +81,48 @@ describe("idle trim", () => {
     expect(steps.filter((s) => s === "gc")).toHaveLength(trimmer.trims());
   });
 
-  it("collects between tasks once the heap grew by growthBytes since the last collection, never during one", async () => {
-    let heap = 10;
-    const collections: number[] = [];
-    let inTask = false;
+  it("collects once after each task, after its result went out, once for tasks that end together", async () => {
+    const collections: string[] = [];
     trimmer = createIdleTrimmer({
       afterMs: 60_000,
       hooks: [],
-      collect: () => {},
-      heapBound: {
-        growthBytes: 5,
-        used: () => heap,
-        collect: () => {
-          expect(inTask).toBe(false);
-          collections.push(heap);
-          heap = 12;
-        },
-      },
+      collect: () => collections.push("trim"),
+      collectAfterTasks: { collect: () => collections.push("gc") },
     });
-    const task = (grow: number) =>
-      trimmer?.track(
-        (async () => {
-          inTask = true;
-          await sleep(1);
-          heap += grow;
-          inTask = false;
-        })(),
-      );
-    await task(2); // 12: +2
-    await task(2); // 14: +4
+    const first = await trimmer.track(sleep(1).then(() => "reply"));
+    // The caller has the result before the collection runs.
+    expect(first).toBe("reply");
     expect(collections).toEqual([]);
-    await task(1); // 15: +5, collected down to 12
-    expect(collections).toEqual([15]);
-    await task(4); // 16: +4 over the new base
-    expect(collections).toEqual([15]);
-    await task(1); // 17: +5
-    expect(collections).toEqual([15, 17]);
+    await sleep(5);
+    expect(collections).toEqual(["gc"]);
+    await trimmer.track(sleep(1));
+    await sleep(5);
+    expect(collections).toEqual(["gc", "gc"]);
+    // Two turns that end together: one collection.
+    await Promise.all([trimmer.track(sleep(1)), trimmer.track(sleep(1))]);
+    await sleep(5);
+    expect(collections).toEqual(["gc", "gc", "gc"]);
+    expect(trimmer.trims()).toBe(0);
+  });
+
+  it("leaves the collection after a task to a trim that ran in the meantime, and none after close", async () => {
+    const collections: string[] = [];
+    let rss = 100;
+    trimmer = createIdleTrimmer({
+      afterMs: 60_000,
+      hooks: [],
+      collect: () => collections.push("trim"),
+      collectAfterTasks: { collect: () => collections.push("gc") },
+      rssBound: { growthBytes: 10, rss: () => rss },
+    });
+    rss = 120; // grown past the bound: this task's end trims, which collects as well
+    await trimmer.track(sleep(1));
+    await sleep(5);
+    expect(collections).toEqual(["trim"]);
+    await trimmer.track(sleep(1));
+    trimmer.close();
+    await sleep(5);
+    expect(collections).toEqual(["trim"]);
   });
 
   it("trims between tasks once RSS grew by growthBytes since the last trim, never during one", async () => {
