@@ -361,8 +361,15 @@ export class DefaultContextEngine implements ContextEngine {
    * killed mid-tool), as the in-memory repair would give it: matched within the turn by
    * `repairTranscript`, so a server that reuses call ids every turn (`call_0`) does not
    * make an earlier turn's result count for this one.
+   *
+   * Every run starts here and ends with its answer, so a branch that ends in an answer
+   * (an assistant message without tool calls) has nothing to repair, and only its last
+   * entry is read; a killed run leaves its tool call, a tool result or its user message
+   * last, and the whole branch is read and repaired. This keeps a turn from reading and
+   * parsing its session's history twice.
    */
   async maintain(sessionId: string, store: Store): Promise<void> {
+    if (endsInAnswer(store, sessionId)) return;
     const entries = store.transcript.branch(sessionId, { fromLastCompaction: true });
     const { messages } = repairTranscript(branchMessages(entries).messages);
     for (const item of messages) {
@@ -377,4 +384,12 @@ export class DefaultContextEngine implements ContextEngine {
   dispose(): void {
     this.watcher.close();
   }
+}
+
+/** True when the session's branch ends in an assistant message that asks for no tool. */
+function endsInAnswer(store: Store, sessionId: string): boolean {
+  const leafId = store.transcript.leafId(sessionId);
+  const leaf = leafId ? store.transcript.get(sessionId, leafId) : undefined;
+  if (leaf?.type !== "message" || leaf.message.role !== "assistant") return false;
+  return !leaf.message.content.some((block) => block.type === "toolCall");
 }
