@@ -148,14 +148,20 @@ describe("idle trim", () => {
           inTask = false;
         })(),
       );
+    const settle = () => sleep(5);
     await task(6); // 106: +6
     await task(3); // 109: +9
+    await settle();
     expect(trimmedAt).toEqual([]);
-    await task(1); // 110: +10, trimmed to 106
+    await task(1); // 110: +10, trimmed to 106 once the result is out
+    expect(trimmedAt).toEqual([]);
+    await settle();
     expect(trimmedAt).toEqual([110]);
     await task(9); // 115: +9 over the new base
+    await settle();
     expect(trimmedAt).toEqual([110]);
     await task(1); // 116: +10
+    await settle();
     expect(trimmedAt).toEqual([110, 116]);
     expect(trimmer.trims()).toBe(2);
   });

@@ -20,7 +20,8 @@
  * (`process.memoryUsage().heapUsed`, `bun:jsc` `heapSize()`) change only at collections.
  *
  * With `rssBound`, it also trims between two tasks once RSS has grown by `growthBytes`
- * since the last trim, which keeps a box answering back to back within a band.
+ * since the last trim, which keeps a box answering back to back within a band; like the
+ * busy trim, on the next turn of the event loop, so the task's result goes out first.
  *
  * Guarantees: it runs at most once per idle period (a quiet box does no repeated
  * work); while busy, at most once per `busyEveryMs` and once per `rssBound` growth;
@@ -94,12 +95,12 @@ function giveBackHeap(): void {
 /**
  * One full collection on the next turn of the event loop after a task, so the task's
  * result reaches its caller first; tasks that end together share it, and a trim that ran
- * in the meantime (it collects too) replaces it.
+ * in the meantime or is due at once (it collects too) replaces it.
  */
 function collectorAfterTasks(
   options: CollectAfterTasks,
   trims: () => number,
-  closed: () => boolean,
+  skip: () => boolean,
 ): { afterTask(): void } {
   const collect = options.collect ?? (() => Bun.gc(true));
   let pending = false;
@@ -110,7 +111,7 @@ function collectorAfterTasks(
       const trimsBefore = trims();
       setImmediate(() => {
         pending = false;
-        if (!closed() && trims() === trimsBefore) collect();
+        if (!skip() && trims() === trimsBefore) collect();
       });
     },
   };
@@ -121,11 +122,13 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
   let running = 0;
   let trims = 0;
   let closed = false;
+  /** A trim is scheduled to run on the next turn of the event loop. */
+  let trimDue = false;
   const collector = options.collectAfterTasks
     ? collectorAfterTasks(
         options.collectAfterTasks,
         () => trims,
-        () => closed,
+        () => closed || trimDue,
       )
     : undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -136,6 +139,7 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
 
   const trim = () => {
     timer = undefined;
+    trimDue = false;
     if (closed) return;
     lastTrim = now();
     const before = process.memoryUsage.rss();
@@ -157,12 +161,13 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
       rssAfterMb: mb(process.memoryUsage.rss()),
     });
   };
-  const schedule = () => {
+  const schedule = (due = false) => {
     if (closed) return;
     if (timer) clearTimeout(timer);
     const busyTooLong =
       options.busyEveryMs !== undefined && now() - lastTrim >= options.busyEveryMs;
-    timer = setTimeout(trim, busyTooLong ? 0 : options.afterMs);
+    trimDue = due || busyTooLong;
+    timer = setTimeout(trim, trimDue ? 0 : options.afterMs);
     timer.unref?.();
   };
   // Starting up is a burst of its own.
@@ -173,18 +178,16 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
       running++;
       if (timer) clearTimeout(timer);
       timer = undefined;
+      trimDue = false;
       try {
         return await task;
       } finally {
         running--;
         collector?.afterTask();
-        if (running === 0) {
-          if (options.rssBound && rss() - rssBase >= options.rssBound.growthBytes) {
-            if (timer) clearTimeout(timer);
-            trim();
-          }
-          schedule();
-        }
+        // Grown past the RSS bound: the trim is due now, on the next turn of the event loop,
+        // so the task's result goes out first (a task that starts before it cancels it).
+        if (running === 0)
+          schedule(options.rssBound && rss() - rssBase >= options.rssBound.growthBytes);
       }
     },
     trims: () => trims,
