@@ -160,10 +160,20 @@ describe("idle trim", () => {
     await task(9); // 115: +9 over the new base
     await settle();
     expect(trimmedAt).toEqual([110]);
-    await task(1); // 116: +10
+    await task(1); // 116: +10, trimmed to 112
     await settle();
     expect(trimmedAt).toEqual([110, 116]);
-    expect(trimmer.trims()).toBe(2);
+    // Past the bound again while another task still runs: nothing until the last one ends.
+    let finishOther = () => {};
+    const other = trimmer.track(new Promise<void>((resolve) => (finishOther = resolve)));
+    await task(10); // 122: +10
+    await settle();
+    expect(trimmedAt).toEqual([110, 116]);
+    finishOther();
+    await other;
+    await settle();
+    expect(trimmedAt).toEqual([110, 116, 122]);
+    expect(trimmer.trims()).toBe(3);
   });
 
   it("does nothing after close", async () => {

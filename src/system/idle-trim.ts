@@ -92,44 +92,13 @@ function giveBackHeap(): void {
   (Bun as { shrink?: () => void }).shrink?.();
 }
 
-/**
- * One full collection on the next turn of the event loop after a task, so the task's
- * result reaches its caller first; tasks that end together share it, and a trim that ran
- * in the meantime or is due at once (it collects too) replaces it.
- */
-function collectorAfterTasks(
-  options: CollectAfterTasks,
-  trims: () => number,
-  skip: () => boolean,
-): { afterTask(): void } {
-  const collect = options.collect ?? (() => Bun.gc(true));
-  let pending = false;
-  return {
-    afterTask() {
-      if (pending) return;
-      pending = true;
-      const trimsBefore = trims();
-      setImmediate(() => {
-        pending = false;
-        if (!skip() && trims() === trimsBefore) collect();
-      });
-    },
-  };
-}
-
 export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
   const collect = options.collect ?? giveBackHeap;
   let running = 0;
   let trims = 0;
   let closed = false;
-  /** A trim is scheduled to run on the next turn of the event loop. */
-  let trimDue = false;
-  const collector = options.collectAfterTasks
-    ? collectorAfterTasks(
-        options.collectAfterTasks,
-        () => trims,
-        () => closed || trimDue,
-      )
+  const collectAfterTask = options.collectAfterTasks
+    ? (options.collectAfterTasks.collect ?? (() => Bun.gc(true)))
     : undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const now = options.now ?? Date.now;
@@ -139,7 +108,6 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
 
   const trim = () => {
     timer = undefined;
-    trimDue = false;
     if (closed) return;
     lastTrim = now();
     const before = process.memoryUsage.rss();
@@ -161,14 +129,31 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
       rssAfterMb: mb(process.memoryUsage.rss()),
     });
   };
-  const schedule = (due = false) => {
+  const schedule = () => {
     if (closed) return;
     if (timer) clearTimeout(timer);
-    const busyTooLong =
-      options.busyEveryMs !== undefined && now() - lastTrim >= options.busyEveryMs;
-    trimDue = due || busyTooLong;
-    timer = setTimeout(trim, trimDue ? 0 : options.afterMs);
+    timer = setTimeout(trim, options.afterMs);
     timer.unref?.();
+  };
+  /** A busy box's trim is due: busy for `busyEveryMs`, or RSS past its bound. */
+  const trimDue = () =>
+    (options.busyEveryMs !== undefined && now() - lastTrim >= options.busyEveryMs) ||
+    (options.rssBound !== undefined && rss() - rssBase >= options.rssBound.growthBytes);
+  let afterTaskPending = false;
+  /**
+   * On the next turn of the event loop after a task, so its result has gone out (tasks
+   * that end together share it): the whole trim when one is due and no task runs,
+   * otherwise the collection after tasks.
+   */
+  const afterTask = () => {
+    if (afterTaskPending) return;
+    afterTaskPending = true;
+    setImmediate(() => {
+      afterTaskPending = false;
+      if (closed) return;
+      if (running === 0 && trimDue()) trim();
+      else collectAfterTask?.();
+    });
   };
   // Starting up is a burst of its own.
   schedule();
@@ -178,16 +163,12 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
       running++;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      trimDue = false;
       try {
         return await task;
       } finally {
         running--;
-        collector?.afterTask();
-        // Grown past the RSS bound: the trim is due now, on the next turn of the event loop,
-        // so the task's result goes out first (a task that starts before it cancels it).
-        if (running === 0)
-          schedule(options.rssBound && rss() - rssBase >= options.rssBound.growthBytes);
+        if (running === 0) schedule();
+        afterTask();
       }
     },
     trims: () => trims,
