@@ -20,8 +20,10 @@
  * (`process.memoryUsage().heapUsed`, `bun:jsc` `heapSize()`) change only at collections.
  *
  * With `rssBound`, it also trims between two tasks once RSS has grown by `growthBytes`
- * since the last trim, which keeps a box answering back to back within a band; like the
- * busy trim, on the next turn of the event loop, so the task's result goes out first.
+ * since the last trim, which keeps a box answering back to back within a band. A busy or
+ * RSS trim that is due runs on the next turn of the event loop after the task, in place
+ * of its collection: the task's result goes out first, and the next request, arriving
+ * later, cannot cancel it (a zero timer could be, and then neither ran).
  *
  * Guarantees: it runs at most once per idle period (a quiet box does no repeated
  * work); while busy, at most once per `busyEveryMs` and once per `rssBound` growth;
