@@ -176,6 +176,33 @@ describe("idle trim", () => {
     expect(trimmer.trims()).toBe(3);
   });
 
+  it("after a trim past the RSS bound, the idle trim waits for quiet again, never during the next task", async () => {
+    let rss = 100;
+    trimmer = createIdleTrimmer({
+      afterMs: 40,
+      hooks: [],
+      collect: () => {},
+      rssBound: { growthBytes: 10, rss: () => rss },
+    });
+    await trimmer.track(
+      (async () => {
+        await sleep(1);
+        rss = 120;
+      })(),
+    );
+    await sleep(5);
+    expect(trimmer.trims()).toBe(1);
+    const before = trimmer.trims();
+    let during = 0;
+    await trimmer.track(
+      (async () => {
+        await sleep(150);
+        during = trimmer.trims() - before;
+      })(),
+    );
+    expect(during).toBe(0);
+  });
+
   it("does nothing after close", async () => {
     const { trimmer, steps } = setup();
     trimmer.close();

@@ -153,8 +153,12 @@ export function createIdleTrimmer(options: IdleTrimOptions): IdleTrimmer {
     setImmediate(() => {
       afterTaskPending = false;
       if (closed) return;
-      if (running === 0 && trimDue()) trim();
-      else collectAfterTask?.();
+      if (running === 0 && trimDue()) {
+        // In place of the idle timer set when the task ended: a new one starts after it.
+        if (timer) clearTimeout(timer);
+        trim();
+        schedule();
+      } else collectAfterTask?.();
     });
   };
   // Starting up is a burst of its own.
