@@ -54,6 +54,10 @@ export type ErrorCode =
   | "MEDIA_INVALID"
   | "PAIRING_LOCKED"
   | "OWNER_REQUIRED"
+  | "BACKUP_INVALID"
+  | "BACKUP_PASSPHRASE"
+  | "BACKUP_TOO_NEW"
+  | "BACKUP_TARGET_NOT_EMPTY"
   | "INTERNAL";
 
 /** The codes an HTTP error body carries (`{"error": {"code", "message"}}`). */

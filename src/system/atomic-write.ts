@@ -97,3 +97,54 @@ export function removeFileDurable(path: string): void {
   rmSync(path);
   fsyncDirectory(dirname(path));
 }
+
+/**
+ * Writes `chunks` to `path` the same crash-safe way as `writeFileAtomic` (temp file
+ * beside it, fsync, rename, fsync of the folder), for data too large to hold in memory
+ * (a backup file). A failed write, a full disk included, leaves no temp file behind and
+ * any old file at `path` untouched.
+ */
+export async function writeStreamAtomic(
+  path: string,
+  chunks: AsyncIterable<Uint8Array>,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  path = linkTarget(path);
+  const dir = dirname(path);
+  const mode = (options.mode ?? 0o644) & ~(options.clearModeBits ?? 0);
+  const temp = join(
+    dir,
+    `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`,
+  );
+  const fd = openSync(temp, "wx", mode);
+  try {
+    for await (const bytes of chunks) {
+      let offset = 0;
+      while (offset < bytes.length) {
+        offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      }
+    }
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectory(dir);
+}
+
+/**
+ * Renames `from` to `to` (a file or a folder, same filesystem) and makes the rename
+ * durable: both folders are fsynced, so after a power cut the entry is in one place.
+ */
+export function renameDurable(from: string, to: string): void {
+  renameSync(from, to);
+  fsyncDirectory(dirname(to));
+  if (dirname(from) !== dirname(to)) fsyncDirectory(dirname(from));
+}

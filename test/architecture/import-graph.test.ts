@@ -19,6 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["devices", "mcp", "memory"],
   ["context", "doctor", "tools"],
   ["providers"],
+  ["backup"],
   ["models", "pairing"],
   ["config", "media", "store", "workspace"],
   ["messages", "sessions", "system"],

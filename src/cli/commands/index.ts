@@ -77,4 +77,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "list or cancel the assistant's promised follow-ups",
     load: async () => (await import("./followups.ts")).followupsCommand,
   },
+  {
+    name: "backup",
+    summary: "write an encrypted backup of the box, or restore one",
+    load: async () => (await import("./backup.ts")).backupCommand,
+  },
 ];
