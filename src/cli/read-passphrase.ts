@@ -33,10 +33,11 @@ function fromFile(file: string): string {
 /** One line typed at the terminal with echo off; Ctrl-C or Ctrl-D aborts. */
 function promptHidden(prompt: string, stderr: { write(t: string): void }): Promise<string> {
   const stdin = process.stdin;
+  // Echo off before the prompt shows: a fast typist (or a script) types right after it.
+  stdin.setRawMode(true);
   stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let typed = "";
-    stdin.setRawMode(true);
     stdin.resume();
     const done = (error?: ClawboxError) => {
       stdin.off("data", onData);
