@@ -5,30 +5,8 @@
  * the file it is a usage error, never an empty passphrase or a hang on a pipe. The
  * passphrase is never printed, logged or put in an error.
  */
-import { readFileSync } from "node:fs";
+import { checkPassphrase, readPassphraseFile } from "../backup/index.ts";
 import { ClawboxError } from "../errors/index.ts";
-
-/** Shorter than this is refused: scrypt slows guessing, it cannot save "1234". */
-const MIN_PASSPHRASE_LENGTH = 8;
-
-function checked(passphrase: string, where: string): string {
-  if (passphrase.length < MIN_PASSPHRASE_LENGTH)
-    throw new ClawboxError(
-      "CLI_USAGE",
-      `the passphrase ${where} is shorter than ${MIN_PASSPHRASE_LENGTH} characters`,
-    );
-  return passphrase;
-}
-
-function fromFile(file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    throw new ClawboxError("NOT_FOUND", `cannot read the passphrase file ${file}`);
-  }
-  return checked(text.split(/\r?\n/)[0] ?? "", `in ${file}`);
-}
 
 /** One line typed at the terminal with echo off; Ctrl-C or Ctrl-D aborts. */
 function promptHidden(prompt: string, stderr: { write(t: string): void }): Promise<string> {
@@ -70,13 +48,13 @@ export interface PassphraseSource {
 }
 
 export async function readPassphrase(source: PassphraseSource): Promise<string> {
-  if (source.file !== undefined) return fromFile(source.file);
+  if (source.file !== undefined) return readPassphraseFile(source.file);
   if (!process.stdin.isTTY)
     throw new ClawboxError(
       "CLI_USAGE",
       `no terminal to ask for the passphrase: give ${source.usage} FILE (its first line is the passphrase)`,
     );
-  const first = checked(await promptHidden("Backup passphrase: ", source.stderr), "typed");
+  const first = checkPassphrase(await promptHidden("Backup passphrase: ", source.stderr), "typed");
   if (source.confirm) {
     const again = await promptHidden("Same passphrase again: ", source.stderr);
     if (again !== first)

@@ -25,6 +25,7 @@ export {
 export { loadServerSection } from "./load-server-section.ts";
 export { type ClawboxConfig, configSchema } from "./schema.ts";
 export type { AgentConfig } from "./sections/agent.ts";
+export type { BackupConfig } from "./sections/backup.ts";
 export type {
   ChannelsConfig,
   QqChannelConfig,

@@ -4,6 +4,7 @@
  */
 import { z } from "../schema/index.ts";
 import { agentSection } from "./sections/agent.ts";
+import { backupSection } from "./sections/backup.ts";
 import { channelsSection } from "./sections/channels.ts";
 import { contextSection } from "./sections/context.ts";
 import { memorySection } from "./sections/memory.ts";
@@ -29,6 +30,7 @@ export const configSchema = z.object({
   heartbeat: heartbeatSection,
   cron: cronSection,
   followups: followupsSection,
+  backup: backupSection,
 });
 
 export type ClawboxConfig = z.infer<typeof configSchema>;

@@ -2,6 +2,7 @@
  * `clawbox doctor`: checks of the home, config, database, workspace and model, each a
  * plain-words result with the fix to run. Checks never change anything.
  */
+export { checkBackups } from "./check-backups.ts";
 export { checkConfig } from "./check-config.ts";
 export { checkDatabase } from "./check-database.ts";
 export { checkHome } from "./check-home.ts";

@@ -1,6 +1,7 @@
 /** `clawbox doctor`: checks everything a box needs and prints ok/warn/fail with the fix. */
 import {
   type CheckResult,
+  checkBackups,
   checkConfig,
   checkDatabase,
   checkHome,
@@ -48,6 +49,7 @@ export const doctorCommand: Command = {
         });
       }
       results.push(...(await mqttDoctorChecks(config.mqtt, ctx.home)));
+      results.push(...(await checkBackups(config.backup, ctx.home)));
       if (config.memory.enabled) {
         try {
           const memory = createMemory({

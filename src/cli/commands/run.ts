@@ -17,6 +17,7 @@ import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { noModelNotice } from "../../models/index.ts";
 import { createApp } from "../../server/index.ts";
 import { makeNonDumpable, useServiceJitPolicy } from "../../system/index.ts";
+import { startAutoBackups } from "../auto-backups.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { handleStopSignals } from "../graceful-stop.ts";
@@ -211,6 +212,13 @@ export const runCommand: Command = {
     await live.startServices();
     // After READY: edits of the config file (models, owners, channels, MQTT) apply live.
     const stopConfigWatch = live.watch();
+    // After READY: automatic backups to backup.dir (docs/BACKUP.md), when configured.
+    const stopBackups = startAutoBackups({
+      config: runtime.config,
+      paths: runtime.paths,
+      version: VERSION,
+      logger: runtime.logger.child("backup"),
+    });
 
     let serverStopped: Promise<void> = Promise.resolve();
     ctx.keepAlive = handleStopSignals({
@@ -220,6 +228,7 @@ export const runCommand: Command = {
         runtime.notifier.stopping();
         stopWatchdog();
         stopConfigWatch();
+        stopBackups();
         // No new connections; open ones (a running reply) finish or are closed below.
         serverStopped = server.stop();
       },
