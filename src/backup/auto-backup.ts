@@ -62,6 +62,12 @@ export interface AutoBackupOptions {
   paths: HomePaths;
   version: string;
   now?: Date;
+  /**
+   * Writes one backup to `output`; returns why it failed, or undefined. `clawbox run`
+   * runs `clawbox backup create` as a child (scrypt's CPU and memory stay out of the
+   * service); default: in this process.
+   */
+  write?: (output: string, passphraseFile: string) => Promise<string | undefined>;
 }
 
 function failureMessage(error: unknown, dir: string): string {
@@ -87,22 +93,28 @@ export async function runAutoBackup(options: AutoBackupOptions): Promise<AutoBac
   if (dueAt > now.getTime()) return { status: "not-due", nextAt: dueAt };
   if (passphraseFile === undefined)
     return { status: "failed", message: "backup.passphraseFile is not set" };
-  try {
-    const passphrase = readPassphraseFile(passphraseFile);
-    const made = await createBackup({
+  const output = join(dir, defaultBackupName(options.paths.home, now));
+  const inProcess = async (file: string, from: string) => {
+    await createBackup({
       paths: options.paths,
-      output: join(dir, defaultBackupName(options.paths.home, now)),
-      passphrase,
+      output: file,
+      passphrase: readPassphraseFile(from),
       version: options.version,
       now,
     });
+    return undefined;
+  };
+  try {
+    readPassphraseFile(passphraseFile);
+    const failed = await (options.write ?? inProcess)(output, passphraseFile);
+    if (failed !== undefined) return { status: "failed", message: failed };
     const removed = listBackups(dir)
       .slice(options.config.keep)
       .map((old) => {
         rmSync(old.file, { force: true });
         return old.file;
       });
-    return { status: "written", file: made.file, bytes: made.bytes, removed };
+    return { status: "written", file: output, bytes: statSync(output).size, removed };
   } catch (error) {
     return { status: "failed", message: failureMessage(error, dir) };
   }

@@ -4,13 +4,14 @@
  * home. The database goes in as SQLite's own consistent copy (`VACUUM INTO`, one read
  * transaction, so a service answering meanwhile in WAL mode neither blocks nor tears it);
  * every other file is read once, hashed and written in the same pass. Nothing is written
- * in plain text: the snapshot sits in a private temp folder beside the output and is
- * removed, and the output appears under its name only when complete (temp + rename).
+ * in plain text: the snapshot sits in a private folder in the home, beside the database
+ * it copies (never on the backup's medium), and is removed; the output appears under its
+ * name only when complete (temp + rename).
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { ClawboxError } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { openDatabase } from "../store/index.ts";
 import { type HomePaths, writeStreamAtomic } from "../system/index.ts";
 import {
@@ -41,6 +42,30 @@ export interface CreatedBackup {
   file: string;
   bytes: number;
   manifest: BackupManifest;
+}
+
+const SCRATCH_PREFIX = ".clawbox-backup-";
+/** A scratch folder this old belongs to a backup that was killed, not one still running. */
+const STALE_SCRATCH_MS = 6 * 3_600_000;
+
+function removeStaleScratch(home: string, now: Date): void {
+  for (const name of readdirSync(home)) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    const stat = statSync(join(home, name), { throwIfNoEntry: false });
+    if (stat && now.getTime() - stat.mtimeMs > STALE_SCRATCH_MS)
+      rmSync(join(home, name), { recursive: true, force: true });
+  }
+}
+
+function noSpaceError(error: unknown, output: string): ClawboxError | undefined {
+  const code = (error as { code?: string }).code;
+  const sqliteFull = /database or disk is full/i.test(errorMessage(error));
+  if (code !== "ENOSPC" && code !== "EDQUOT" && !sqliteFull) return undefined;
+  return new ClawboxError(
+    "BACKUP_NO_SPACE",
+    `the disk is full: no room for the backup ${sqliteFull ? "database copy in the home" : `in ${dirname(output)}`}; nothing was written`,
+    { hint: "free some space (df -h), or write the backup elsewhere with -o", cause: error },
+  );
 }
 
 const DATABASE_FILES = ["clawbox.db", "clawbox.db-wal", "clawbox.db-shm", "clawbox.db-journal"];
@@ -88,7 +113,10 @@ export async function createBackup(options: CreateBackupOptions): Promise<Create
         hint: "create it first, or name another file with -o",
       },
     );
-  const scratch = mkdtempSync(join(outDir, ".clawbox-backup-"));
+  removeStaleScratch(paths.home, now);
+  // The database copy is plain text: it stays beside the database it copies, never on
+  // the backup's medium (a USB stick), and goes when the backup is done or fails.
+  const scratch = mkdtempSync(join(paths.home, SCRATCH_PREFIX));
   try {
     const hasDatabase = statSync(paths.database, { throwIfNoEntry: false })?.isFile() ?? false;
     const snapshot = join(scratch, "clawbox.db");
@@ -190,6 +218,8 @@ export async function createBackup(options: CreateBackupOptions): Promise<Create
     }
     await writeStreamAtomic(output, counted(), { mode: 0o600 });
     return { file: output, bytes, manifest: manifestOf() };
+  } catch (error) {
+    throw noSpaceError(error, output) ?? error;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -122,7 +122,7 @@ function diskFull(error: unknown, home: string): ClawboxError | undefined {
   const code = (error as { code?: string }).code;
   if (code !== "ENOSPC" && code !== "EDQUOT") return undefined;
   return new ClawboxError(
-    "BACKUP_INVALID",
+    "BACKUP_NO_SPACE",
     `the disk is full: the backup does not fit beside ${home}; nothing was changed`,
     { hint: "free some space (df -h) and restore again", cause: error },
   );

@@ -6,11 +6,50 @@
  * outcome other than "written" or "not due" is one warning line, never an error: a
  * backup never fails a turn.
  */
+import { join } from "node:path";
 import type { BackupConfig } from "../config/index.ts";
-import type { HomePaths, Logger } from "../system/index.ts";
+import { type HomePaths, type Logger, runBoundedProcess, runtimeLayout } from "../system/index.ts";
 
 const FIRST_LOOK_MS = 15_000;
 const LOOK_EVERY_MS = 3_600_000;
+/** A backup of a large home onto a slow stick still ends well within this. */
+const BACKUP_TIMEOUT_MS = 6 * 3_600_000;
+
+/** This program as a command line: the compiled binary, or Bun with the source entry point. */
+function selfCommand(): string[] {
+  const layout = runtimeLayout();
+  return layout.compiled
+    ? [process.execPath]
+    : [process.execPath, join(layout.root, "src", "cli", "main.ts")];
+}
+
+/** `clawbox backup create` as a child: the reason it failed (its last stderr line), or undefined. */
+async function backupInChild(home: string, output: string, passphraseFile: string) {
+  const [command, ...first] = selfCommand() as [string, ...string[]];
+  // BUN_BE_BUN (set for node-llama-cpp's probe) would make a compiled child plain Bun.
+  const { BUN_BE_BUN: _, ...env } = process.env;
+  const result = await runBoundedProcess(
+    command,
+    [
+      ...first,
+      "--home",
+      home,
+      "backup",
+      "create",
+      "-o",
+      output,
+      "--passphrase-file",
+      passphraseFile,
+    ],
+    { timeoutMs: BACKUP_TIMEOUT_MS, env },
+  );
+  if (result.code === 0) return undefined;
+  const last = result.stderr.trim().split("\n").at(-1) ?? "";
+  return (
+    last.replace(/^clawbox backup: /, "") ||
+    (result.timedOut ? "it took longer than 6 hours" : `exit ${result.code ?? result.signal}`)
+  );
+}
 
 export interface AutoBackupTimerOptions {
   /** The live config object (a reload replaces its sections). */
@@ -32,6 +71,8 @@ export function startAutoBackups(options: AutoBackupTimerOptions): () => void {
         config: options.config.backup,
         paths: options.paths,
         version: options.version,
+        write: (output, passphraseFile) =>
+          backupInChild(options.paths.home, output, passphraseFile),
       });
       if (outcome.status === "written")
         options.logger.info("backup written", {

@@ -58,6 +58,7 @@ export type ErrorCode =
   | "BACKUP_PASSPHRASE"
   | "BACKUP_TOO_NEW"
   | "BACKUP_TARGET_NOT_EMPTY"
+  | "BACKUP_NO_SPACE"
   | "INTERNAL";
 
 /** The codes an HTTP error body carries (`{"error": {"code", "message"}}`). */

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { createBackup, defaultBackupName, restoreBackup } from "../../backup/index.ts";
 import { ClawboxError } from "../../errors/index.ts";
 import { MIGRATIONS } from "../../store/index.ts";
-import { formatBytes, type HomePaths } from "../../system/index.ts";
+import { formatBytes, type HomePaths, useServiceJitPolicy } from "../../system/index.ts";
 import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -68,6 +68,9 @@ export const backupCommand: Command = {
     "  Without --passphrase-file the terminal asks for the passphrase.",
   ].join("\n"),
   async run(ctx, args) {
+    // scrypt is plain JavaScript: held in the interpreter, as the compiled binary starts
+    // every command (src/system/jit-policy.ts), one derivation takes minutes, not seconds.
+    useServiceJitPolicy(1);
     const [sub, ...rest] = args;
     if (sub === "create") {
       const { values } = parseWith(rest, CREATE);
