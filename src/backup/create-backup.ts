@@ -76,7 +76,11 @@ function inside(root: string, path: string): string | undefined {
   return rel.split(sep).join("/");
 }
 
-/** SQLite's consistent copy of the live database into `target`; the applied migrations. */
+/**
+ * SQLite's consistent copy of the live database into `target`; the applied migrations.
+ * Session leases (turns in flight on this box) are dropped from the copy: a restored
+ * box has no such turns, and must not wait for them to expire.
+ */
 function snapshotDatabase(database: string, target: string): number[] {
   const { db } = openDatabase({ path: database, readonly: true });
   try {
@@ -84,8 +88,13 @@ function snapshotDatabase(database: string, target: string): number[] {
   } finally {
     db.close();
   }
-  const { db: copy } = openDatabase({ path: target, readonly: true });
+  const { db: copy } = openDatabase({ path: target, migrations: [] });
   try {
+    const tables = copy.query("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as {
+      name: string;
+    }[];
+    if (tables.some((t) => t.name === "session_leases")) copy.run("DELETE FROM session_leases");
+    copy.run("PRAGMA journal_mode = DELETE");
     return (
       copy.query("SELECT version FROM schema_migrations ORDER BY version").all() as {
         version: number;
