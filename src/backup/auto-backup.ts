@@ -70,7 +70,7 @@ export interface AutoBackupOptions {
   write?: (output: string, passphraseFile: string) => Promise<string | undefined>;
 }
 
-function failureMessage(error: unknown, dir: string): string {
+function autoBackupFailure(error: unknown, dir: string): string {
   const code = (error as { code?: string }).code;
   if (code === "ENOSPC" || code === "EDQUOT") return `the backup folder ${dir} is full`;
   if (code === "EACCES" || code === "EPERM" || code === "EROFS")
@@ -116,6 +116,6 @@ export async function runAutoBackup(options: AutoBackupOptions): Promise<AutoBac
       });
     return { status: "written", file: output, bytes: statSync(output).size, removed };
   } catch (error) {
-    return { status: "failed", message: failureMessage(error, dir) };
+    return { status: "failed", message: autoBackupFailure(error, dir) };
   }
 }

@@ -50,6 +50,48 @@ function linkTarget(path: string): string {
   }
 }
 
+/** A new temp file beside `path` (its folder created), open for writing. */
+function openTempBeside(path: string, mode: number) {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const temp = join(
+    dir,
+    `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`,
+  );
+  return { dir, temp, fd: openSync(temp, "wx", mode) };
+}
+
+/** Closes and removes a temp file whose write failed. */
+function discardTemp(fd: number, temp: string): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+  rmSync(temp, { force: true });
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) {
+    offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  }
+}
+
+/** The temp file's data on disk, then the rename, then the folder entry on disk. */
+function commitTemp(file: { dir: string; temp: string; fd: number }, path: string): void {
+  const { dir, fd, temp } = file;
+  try {
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temp, path);
+  } catch (error) {
+    discardTemp(fd, temp);
+    throw error;
+  }
+  fsyncDirectory(dir);
+}
+
 /** Replaces `path` with `data` atomically and durably. Throws the underlying fs error. */
 export function writeFileAtomic(
   path: string,
@@ -57,8 +99,6 @@ export function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): void {
   path = linkTarget(path);
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
   let mode = options.mode ?? 0o644;
   try {
     mode = statSync(path).mode & 0o7777;
@@ -66,30 +106,14 @@ export function writeFileAtomic(
     // New file: the given or default mode.
   }
   mode &= ~(options.clearModeBits ?? 0);
-  const temp = join(
-    dir,
-    `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`,
-  );
-  const fd = openSync(temp, "wx", mode);
+  const file = openTempBeside(path, mode);
   try {
-    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    let offset = 0;
-    while (offset < bytes.length) {
-      offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    }
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(temp, path);
+    writeAll(file.fd, typeof data === "string" ? Buffer.from(data, "utf8") : data);
   } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(temp, { force: true });
+    discardTemp(file.fd, file.temp);
     throw error;
   }
-  fsyncDirectory(dir);
+  commitTemp(file, path);
 }
 
 /** Removes `path` and makes the removal durable (fsync of the folder). */
@@ -110,33 +134,14 @@ export async function writeStreamAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   path = linkTarget(path);
-  const dir = dirname(path);
-  const mode = (options.mode ?? 0o644) & ~(options.clearModeBits ?? 0);
-  const temp = join(
-    dir,
-    `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`,
-  );
-  const fd = openSync(temp, "wx", mode);
+  const file = openTempBeside(path, (options.mode ?? 0o644) & ~(options.clearModeBits ?? 0));
   try {
-    for await (const bytes of chunks) {
-      let offset = 0;
-      while (offset < bytes.length) {
-        offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      }
-    }
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(temp, path);
+    for await (const bytes of chunks) writeAll(file.fd, bytes);
   } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(temp, { force: true });
+    discardTemp(file.fd, file.temp);
     throw error;
   }
-  fsyncDirectory(dir);
+  commitTemp(file, path);
 }
 
 /**
