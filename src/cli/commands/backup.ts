@@ -15,6 +15,8 @@ import { parseWith } from "../parse-args.ts";
 import { readPassphrase } from "../read-passphrase.ts";
 import { VERSION } from "../version.ts";
 
+const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+
 const CREATE = {
   options: { output: { type: "string", short: "o" }, "passphrase-file": { type: "string" } },
   positionals: false,
@@ -81,7 +83,7 @@ export const backupCommand: Command = {
       const made = await createBackup({ paths, output, passphrase, version: VERSION });
       const { manifest } = made;
       ctx.stdout.write(
-        `backup written to ${made.file} (${formatBytes(made.bytes)}, ${manifest.files.length} files, schema ${manifest.schemaVersion})\n`,
+        `backup written to ${made.file} (${formatBytes(made.bytes)}, ${files(manifest.files.length)}, schema ${manifest.schemaVersion})\n`,
       );
       if (manifest.models.length > 0)
         ctx.stdout.write(
@@ -107,7 +109,7 @@ export const backupCommand: Command = {
     });
     const { manifest } = restored;
     ctx.stdout.write(
-      `restored the backup of ${manifest.createdAt} (clawbox ${manifest.version}, ${manifest.files.length} files) into ${ctx.home}\n`,
+      `restored the backup of ${manifest.createdAt} (clawbox ${manifest.version}, ${files(manifest.files.length)}) into ${ctx.home}\n`,
     );
     for (const aside of restored.keptAside) ctx.stdout.write(`the old data is kept at ${aside}\n`);
     if (manifest.externalWorkspace)
