@@ -12,6 +12,7 @@ import { channelsInboxOutbox } from "./0400-channels.ts";
 import { pairing } from "./0410-pairing.ts";
 import { pairingPendingNote } from "./0411-pairing-pending-note.ts";
 import { scheduler } from "./0430-scheduler.ts";
+import { cronRunDelivery } from "./0431-cron-run-delivery.ts";
 import { mqttOutgoing } from "./0440-mqtt-outgoing.ts";
 import { outboxByPeer } from "./0450-outbox-by-peer.ts";
 import type { Migration } from "./migration.ts";
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   pairing,
   pairingPendingNote,
   scheduler,
+  cronRunDelivery,
   mqttOutgoing,
   outboxByPeer,
 ];
