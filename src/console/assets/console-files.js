@@ -341,7 +341,7 @@ async function remindersPage() {
                 { "data-job": r.jobId },
                 h("td", {}, h("strong", {}, r.text || r.jobId), h("div", { class: "muted" }, r.at)),
                 h("td", {}, stateBadge(r.status)),
-                h("td", { class: "muted" }, r.detail || ""),
+                h("td", { class: "muted detail" }, r.detail || ""),
               ),
             ),
           ),
