@@ -48,7 +48,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the Reminders page (headless Chromium)", () => 
     });
     page.on("pageerror", (e) => problems.push(`${width}: ${e.message}`));
     await page.goto(base);
-    await page.fill("input[name=secret]", readFileSync(join(home, "console-secret"), "utf8").trim());
+    await page.fill(
+      "input[name=secret]",
+      readFileSync(join(home, "console-secret"), "utf8").trim(),
+    );
     await Promise.all([page.waitForURL(`${base}/`), page.click("button[type=submit]")]);
     await page.waitForSelector("#chat-input");
     await page.goto(`${base}/#reminders`);
@@ -62,7 +65,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the Reminders page (headless Chromium)", () => 
       "({ page: document.documentElement.scrollWidth, window: window.innerWidth })",
     );
     expect(widths.page, `page at ${width} px`).toBeLessThanOrEqual(widths.window);
-    const over = await page.evaluate<string[]>(`[...document.querySelectorAll("main table, main td, main .muted, main strong")]
+    const over = await page.evaluate<
+      string[]
+    >(`[...document.querySelectorAll("main table, main td, main .muted, main strong")]
       .filter((el) => el.checkVisibility() && el.scrollWidth > el.clientWidth + 1)
       .map((el) => el.tagName + " " + el.scrollWidth + ">" + el.clientWidth + ": " + el.textContent.slice(0, 60))`);
     expect(over, `at ${width} px`).toEqual([]);
