@@ -13,7 +13,7 @@ import {
   busyReply,
   codeReply,
   groupPairReply,
-  ownerNotice,
+  type PairingRequest,
   type PairingRequests,
   pendingReply,
 } from "../pairing/index.ts";
@@ -27,8 +27,11 @@ export function isPairCommand(text: string): boolean {
 
 export interface PairingHost {
   requests: PairingRequests;
-  /** Tells the owner about a new request (called at most once per notice interval). */
-  notifyOwner(text: string): void;
+  /**
+   * Every new request: logged, and an owner who is due a notice is told
+   * (`notifyOwners`); `waiting` requests are pending in all.
+   */
+  requested(request: PairingRequest, waiting: number): void;
 }
 
 /** The reply to send (undefined: none) and why, for the inbox row. */
@@ -80,7 +83,7 @@ export function answerPairing(
         reason: "pairing: too many requests waiting",
       };
     case "code":
-      if (answer.notifyOwner) host.notifyOwner(ownerNotice(answer.request, answer.waiting));
+      if (answer.fresh) host.requested(answer.request, answer.waiting);
       return {
         reply: codeReply(answer.request),
         reason: answer.fresh ? "pairing: code sent" : "pairing: code sent again",
