@@ -106,6 +106,6 @@ describe("TOOLS.md device entries", () => {
     expect(parsed.issues[0]?.message).toBe(
       'TOOLS.md line 2: device entry garage (it has "url") is outside the "## Cameras" and "## SSH hosts" sections, so it is ignored; move it under one of those headings',
     );
-    expect(parsed.issues[3]?.message).toContain("device entry nas (it has \"host\")");
+    expect(parsed.issues[3]?.message).toContain('device entry nas (it has "host")');
   });
 });
