@@ -27,6 +27,8 @@ const SHOTS = join(import.meta.dirname, "..", ".artifacts", "reminders");
 const OPENID = "7f3a9c27d4e1b8a65c2f7e90d1b3a4c8";
 const ONE_OFF = "检查门廊摄像头，看看快递是不是放在门口了，如果下雨就把箱子搬进来";
 const DAILY = "给花浇水（阳台上的三盆绿萝，每盆半杯水）";
+/** A reminder for the console's own conversation. */
+const CONSOLE_ONE = "把洗衣机里的衣服晾出来";
 /** The small model's answer when the reminder fires: nothing to do with it. */
 const OFF_TOPIC = "今天天气不错，适合散步。";
 
@@ -203,6 +205,39 @@ describe.skipIf(!HAVE_CHROMIUM)("the Reminders page (headless Chromium)", () => 
     await page.screenshot({ path: join(SHOTS, "reminders-390.png"), fullPage: true });
     await page.context().close();
   }, 120_000);
+
+  it("at 390 px: a reminder for this console arrives in the open chat as its own text, the model's words after it", async () => {
+    const page = await open(390);
+    await page.fill("#rem-text", CONSOLE_ONE);
+    await page.selectOption("#rem-kind", "in");
+    await page.fill("#rem-when", "8 seconds");
+    await page.selectOption("#rem-target", "console");
+    await page.click("#reminder-form button[type=submit]");
+    await page.locator("#reminders tr", { hasText: CONSOLE_ONE }).waitFor();
+    // The chat stays open; the reminder shows up there without a reload.
+    await page.goto(`${base}/#chat`);
+    await page.waitForSelector("#chat-input");
+    const reminder = page.locator(".entry", { hasText: CONSOLE_ONE });
+    // Not there when the chat was drawn (it fires seconds later) ...
+    expect(await reminder.count()).toBe(0);
+    // ... and there without a reload once it fired.
+    await reminder.waitFor({ timeout: 40_000 });
+    await expect(reminder.locator(".role").textContent()).resolves.toBe("reminder");
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as shown is the point
+    const shown = await reminder.innerText();
+    expect(shown).not.toContain("Scheduled reminder");
+    await page
+      .locator(".entry.assistant", { hasText: OFF_TOPIC })
+      .last()
+      .waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(SHOTS, "chat-reminder-390.png"), fullPage: true });
+    await page.goto(`${base}/#reminders`);
+    const run = page.locator("#runs tr", { hasText: CONSOLE_ONE });
+    await run.waitFor();
+    await expect(run.locator(".badge").textContent()).resolves.toBe("delivered");
+    expect(await run.locator(".badge").getAttribute("class")).toContain("ok");
+    await page.context().close();
+  }, 90_000);
 
   it("at 1280 px: the same page, the same run, nothing wider than its box, no console error", async () => {
     const page = await open(1280);
