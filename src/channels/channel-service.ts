@@ -94,7 +94,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     workspace: deps.workspace,
     pairing: {
       requests: pairingRequests,
-      requested: (request, waiting) =>
+      requested: (request, waiting, fresh) =>
         noticePairingRequest(
           {
             requests: pairingRequests,
@@ -105,6 +105,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
           },
           request,
           waiting,
+          fresh,
         ),
     },
   });

@@ -28,10 +28,10 @@ export function isPairCommand(text: string): boolean {
 export interface PairingHost {
   requests: PairingRequests;
   /**
-   * Every new request: logged, and an owner who is due a notice is told
-   * (`notifyOwners`); `waiting` requests are pending in all.
+   * Every request that got a code: logged; for a new one (`fresh`) an owner who is due a
+   * notice is told (`noticePairingRequest`); `waiting` requests are pending in all.
    */
-  requested(request: PairingRequest, waiting: number): void;
+  requested(request: PairingRequest, waiting: number, fresh: boolean): void;
 }
 
 /** The reply to send (undefined: none) and why, for the inbox row. */
@@ -83,7 +83,7 @@ export function answerPairing(
         reason: "pairing: too many requests waiting",
       };
     case "code":
-      if (answer.fresh) host.requested(answer.request, answer.waiting);
+      host.requested(answer.request, answer.waiting, answer.fresh);
       return {
         reply: codeReply(answer.request),
         reason: answer.fresh ? "pairing: code sent" : "pairing: code sent again",

@@ -28,7 +28,17 @@ export function noticePairingRequest(
   deps: PairingNoticeDeps,
   request: PairingRequest,
   waiting: number,
+  fresh = true,
 ): string | undefined {
+  if (!fresh) {
+    // The same person asked again after the quiet minute: their code went out again.
+    deps.logger.info("pairing code sent again", {
+      code: request.display,
+      who: request.senderName ? `${request.senderName} (${request.ownerId})` : request.ownerId,
+      channel: request.channel,
+    });
+    return undefined;
+  }
   const text = ownerNotice(request, waiting);
   let told: string | undefined;
   let reachable = 0;

@@ -62,7 +62,7 @@ function dispatcher(dmPolicy?: "open" | "allowlist" | "pairing", allowFrom: stri
     pairing: {
       requests,
       // As the channel service wires it: the real notice rule, its log, a recording outbox.
-      requested: (request, waiting) =>
+      requested: (request, waiting, fresh) =>
         noticePairingRequest(
           {
             requests,
@@ -76,6 +76,7 @@ function dispatcher(dmPolicy?: "open" | "allowlist" | "pairing", allowFrom: stri
           },
           request,
           waiting,
+          fresh,
         ),
     },
   });
@@ -355,9 +356,12 @@ describe("pairing over a channel", () => {
     expect(told).toEqual([A, B]);
     expect(logLines).toHaveLength(4);
     expect(logLines[3]).toContain(`"told":"qq:${B}"`);
-    // A resend of a pending code is no new request: no second line, no notice.
+    // A resend of a pending code is logged as such, and tells no owner again.
     clock += 2 * 60_000;
     d.receive(direct("STRANGER_4", "/pair"));
-    expect(logLines).toHaveLength(4);
+    expect(logLines).toHaveLength(5);
+    expect(logLines[4]).toContain("pairing code sent again");
+    expect(logLines[4]).toContain("qq:STRANGER_4");
+    expect(told).toEqual([A, B]);
   });
 });
