@@ -25,7 +25,9 @@ export function resultOfLoop(
 ): ChatResult {
   const base = { sessionId: session.sessionId, sessionKey: session.sessionKey };
   if (loop.error) {
-    logger.warn("run failed", {
+    // A stopped turn (Ctrl-C, Stop, a shutdown) was asked for: not a warning (in
+    // `clawbox chat` it would print into the conversation after "[stopped; …]").
+    (loop.error.code === "ABORTED" ? logger.debug : logger.warn).call(logger, "run failed", {
       sessionKey: session.sessionKey,
       code: loop.error.code,
       error: loop.error.message,

@@ -25,7 +25,7 @@ import {
 } from "./channel-status.ts";
 import { type ChannelAgent, Dispatcher } from "./dispatcher.ts";
 import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
-import { ownerTargets } from "./owner-channels.ts";
+import { noticePairingRequest } from "./pairing-notice.ts";
 import { enqueueProactive } from "./proactive.ts";
 
 export interface ChannelServiceDeps {
@@ -82,6 +82,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     worker?.wake();
     return ids;
   };
+  const pairingRequests = deps.pairing ?? new PairingRequests(db);
   const dispatcher = new Dispatcher({
     db,
     agent: deps.agent,
@@ -92,32 +93,22 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     attachments: { vision: deps.vision ?? false },
     workspace: deps.workspace,
     pairing: {
-      requests: deps.pairing ?? new PairingRequests(db),
-      notifyOwner: (text) => notifyOwner(text),
+      requests: pairingRequests,
+      requested: (request, waiting, fresh) =>
+        noticePairingRequest(
+          {
+            requests: pairingRequests,
+            owners: () => config.agent.owners,
+            channels: () => config.channels,
+            deliver,
+            logger,
+          },
+          request,
+          waiting,
+          fresh,
+        ),
     },
   });
-
-  /**
-   * A pairing notice goes to the first owner in `agent.owners` who can be reached on an
-   * enabled channel; a box whose owners are only `cli` and the console has the request
-   * on the Owners page and in the log.
-   */
-  const notifyOwner = (text: string): void => {
-    logger.info("pairing requested", { text });
-    for (const owner of config.agent.owners) {
-      const target = ownerTargets(config.channels, owner)[0];
-      if (!target) continue;
-      try {
-        deliver(target, text);
-        return;
-      } catch (error) {
-        logger.warn("pairing notice not sent", {
-          owner,
-          error: errorMessage(error),
-        });
-      }
-    }
-  };
 
   const hostFor = (id: string): ChannelHost => {
     const log = logger.child(id);

@@ -254,6 +254,20 @@ export class Outbox {
     );
   }
 
+  /** Where each of these rows is (a reminder's parts); missing rows are left out. */
+  statesOf(ids: readonly number[]): { id: number; state: OutboxState; reason?: string }[] {
+    if (ids.length === 0) return [];
+    const marks = ids.map(() => "?").join(", ");
+    const rows = this.db
+      .query(`SELECT id, state, reason FROM channel_outbox WHERE id IN (${marks}) ORDER BY id`)
+      .all(...ids) as { id: number; state: OutboxState; reason: string | null }[];
+    return rows.map((r) => ({
+      id: r.id,
+      state: r.state,
+      ...(r.reason ? { reason: r.reason } : {}),
+    }));
+  }
+
   counts(channel: string): Record<string, number> {
     return countByState(this.db, "channel_outbox", channel);
   }

@@ -13,7 +13,7 @@ import {
   busyReply,
   codeReply,
   groupPairReply,
-  ownerNotice,
+  type PairingRequest,
   type PairingRequests,
   pendingReply,
 } from "../pairing/index.ts";
@@ -27,8 +27,11 @@ export function isPairCommand(text: string): boolean {
 
 export interface PairingHost {
   requests: PairingRequests;
-  /** Tells the owner about a new request (called at most once per notice interval). */
-  notifyOwner(text: string): void;
+  /**
+   * Every request that got a code: logged; for a new one (`fresh`) an owner who is due a
+   * notice is told (`noticePairingRequest`); `waiting` requests are pending in all.
+   */
+  requested(request: PairingRequest, waiting: number, fresh: boolean): void;
 }
 
 /** The reply to send (undefined: none) and why, for the inbox row. */
@@ -80,7 +83,7 @@ export function answerPairing(
         reason: "pairing: too many requests waiting",
       };
     case "code":
-      if (answer.notifyOwner) host.notifyOwner(ownerNotice(answer.request, answer.waiting));
+      host.requested(answer.request, answer.waiting, answer.fresh);
       return {
         reply: codeReply(answer.request),
         reason: answer.fresh ? "pairing: code sent" : "pairing: code sent again",

@@ -3,7 +3,7 @@
  * like `config check` must run even when the config is broken), the store, and output
  * streams (injectable for tests).
  */
-import { type LoadedConfig, loadConfig } from "../config/index.ts";
+import { formatIssue, type LoadedConfig, loadConfig } from "../config/index.ts";
 import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import { Store } from "../store/index.ts";
 import {
@@ -71,7 +71,7 @@ export function createCliContext(
           required: Boolean(io.env.CLAWBOX_CONFIG),
         });
         for (const warning of loaded.warnings) {
-          io.stderr.write(`warning: ${warning.file}: ${warning.path}: ${warning.message}\n`);
+          io.stderr.write(`warning: ${formatIssue(warning)}\n`);
         }
       }
       return loaded;

@@ -1,10 +1,11 @@
 /**
  * Entry point of the `clawbox` program (source run and compiled binary alike).
  * Global flags: --home DIR, --version, --help. Exit codes: the table in exit-codes.ts
- * (0 ok, 1 failed, 2 usage or not found, 130 Ctrl-C).
+ * (0 ok, 1 failed, 2 usage or not found, 130 Ctrl-C). A typo is answered with the
+ * nearest command or global option ("did you mean `sessions`?").
  */
 import { isClawboxError } from "../errors/index.ts";
-import { resolveHome } from "../system/index.ts";
+import { nearestWord, resolveHome } from "../system/index.ts";
 import { createCliContext, type Output } from "./cli-context.ts";
 import { writerQuietOnClosedPipe } from "./closed-stdout.ts";
 import { COMMANDS } from "./commands/index.ts";
@@ -40,6 +41,9 @@ export interface MainIo {
   env: Record<string, string | undefined>;
 }
 
+/** The options `clawbox` itself takes, before (or, --home, after) the command. */
+const GLOBAL_OPTIONS = ["--home", "--version", "--help"];
+
 /** Commands that never read or write the home folder (they may run on a missing one). */
 const WITHOUT_HOME = new Set(["config"]);
 
@@ -68,9 +72,24 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
     io.stdout.write(helpText());
     return name ? EXIT.ok : EXIT.usage;
   }
+  if (name.startsWith("-")) {
+    // A mistyped global option (`--hom`, `--verison`) is an option, not a command.
+    const meant = nearestWord(name.split("=")[0] ?? name, GLOBAL_OPTIONS);
+    io.stderr.write(
+      `clawbox: unknown option "${name}"${meant ? `: did you mean \`${meant}\`?` : ` (global options: ${GLOBAL_OPTIONS.join(", ")})`}\n` +
+        "Run clawbox --help for the commands and options.\n",
+    );
+    return EXIT.usage;
+  }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    io.stderr.write(`clawbox: unknown command "${name}"\n\n${helpText()}`);
+    const meant = nearestWord(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
+    io.stderr.write(
+      `clawbox: unknown command "${name}"${meant ? `: did you mean \`${meant}\`?` : ""}\n\n${helpText()}`,
+    );
     return EXIT.usage;
   }
   const command = await entry.load();

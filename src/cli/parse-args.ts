@@ -1,11 +1,16 @@
 /**
  * Argument parsing for commands: node:util parseArgs (strict) with its errors turned into
  * CLI_USAGE, and the check the runner makes against a command's declared `args` before
- * anything starts.
+ * anything starts. A mistyped subcommand or option is answered with the nearest one
+ * ("did you mean `--json`?").
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ClawboxError, errorMessage } from "../errors/index.ts";
+import { nearestWord } from "../system/index.ts";
 import type { ArgSpec, Command } from "./command.ts";
+
+/** Options every command takes besides its own (`--home` is global, `--help` prints usage). */
+const EVERY_COMMAND = ["--help", "--home"];
 
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(
   args: string[],
@@ -15,7 +20,20 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    throw new ClawboxError("CLI_USAGE", errorMessage(error));
+    const unknown = /^Unknown option '([^']+)'/.exec(errorMessage(error))?.[1];
+    if (unknown === undefined) throw new ClawboxError("CLI_USAGE", errorMessage(error));
+    // parseArgs's own words suggest `--` even for a typo; name the option meant instead.
+    const own = Object.entries(options as Record<string, { short?: string }>).flatMap(
+      ([name, spec]) => [`--${name}`, ...(spec.short ? [`-${spec.short}`] : [])],
+    );
+    const meant = nearestWord(unknown, [...own, ...EVERY_COMMAND]);
+    const takes = own.filter((o) => o.startsWith("--"));
+    throw new ClawboxError(
+      "CLI_USAGE",
+      meant
+        ? `unknown option "${unknown}": did you mean \`${meant}\`?`
+        : `unknown option "${unknown}" (${takes.length > 0 ? `options here: ${takes.join(", ")}` : "this takes no options"})`,
+    );
   }
 }
 
@@ -53,7 +71,11 @@ export function checkCommandArgs(command: Command, args: string[]): string {
     ? command.args.subcommands[sub]
     : undefined;
   if (!spec) {
-    throw new ClawboxError("CLI_USAGE", `unknown subcommand "${sub}": use ${listWords(names)}`);
+    const meant = nearestWord(sub, names);
+    throw new ClawboxError(
+      "CLI_USAGE",
+      `unknown subcommand "${sub}": ${meant ? `did you mean \`${meant}\`? (` : ""}use ${listWords(names)}${meant ? ")" : ""}`,
+    );
   }
   parseCommandArgs(rest, spec.options, spec.positionals);
   return sub;

@@ -42,7 +42,7 @@ describe("loadConfig", () => {
       expect(error.message).toContain(`${file}: server.port:`);
       const warnings = (error.details?.warnings ?? []) as Parameters<typeof formatIssue>[0][];
       expect(warnings.map(formatIssue)).toEqual([
-        `${file}: mqqt: unknown key, ignored (remove it or check its spelling)`,
+        `${file}: mqqt: unknown key, ignored (did you mean \`mqtt\`?)`,
       ]);
     }
   });

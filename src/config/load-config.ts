@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import JSON5 from "json5";
 import { ClawboxError } from "../errors/index.ts";
 import type { z } from "../schema/index.ts";
+import { nearestWord } from "../system/index.ts";
 import { crossCheckConfig, viewOfConfig, viewOfRaw } from "./cross-checks.ts";
 import { applyEnvOverrides, ENV_OVERRIDES } from "./env-overrides.ts";
 import { type ClawboxConfig, configSchema } from "./schema.ts";
@@ -53,12 +54,15 @@ export function validateConfig(
   raw: unknown,
   file: string,
 ): { config?: ClawboxConfig; errors: ConfigIssue[]; warnings: ConfigIssue[] } {
-  const warnings = findUnknownKeys(configSchema, raw).map((path) => ({
-    file,
-    path,
-    message: "unknown key, ignored",
-    hint: "remove it or check its spelling",
-  }));
+  const warnings = findUnknownKeys(configSchema, raw).map(({ path, known }) => {
+    const meant = nearestWord(path.split(".").at(-1) ?? path, known);
+    return {
+      file,
+      path,
+      message: "unknown key, ignored",
+      hint: meant ? `did you mean \`${meant}\`?` : "remove it or check its spelling",
+    };
+  });
   const result = configSchema.safeParse(raw);
   if (result.success) return { config: result.data, errors: [], warnings };
   const errors = result.error.issues.map((issue): ConfigIssue => {

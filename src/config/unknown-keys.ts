@@ -31,8 +31,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A key the schema does not know, with the keys it knows at that place (for "did you mean"). */
+export interface UnknownKey {
+  path: string;
+  known: string[];
+}
+
 /** Dotted paths of keys present in `raw` but absent from `schema`. */
-export function findUnknownKeys(schema: AnySchema, raw: unknown, prefix = ""): string[] {
+export function findUnknownKeys(schema: AnySchema, raw: unknown, prefix = ""): UnknownKey[] {
   const inner = unwrap(schema);
   const def = inner._zod.def as {
     type: string;
@@ -42,13 +48,13 @@ export function findUnknownKeys(schema: AnySchema, raw: unknown, prefix = ""): s
     options?: AnySchema[];
     discriminator?: string;
   };
-  const out: string[] = [];
+  const out: UnknownKey[] = [];
   if (def.type === "object" && def.shape && isPlainObject(raw)) {
     for (const [key, value] of Object.entries(raw)) {
       const path = prefix ? `${prefix}.${key}` : key;
       // Own keys only: `toString`, `constructor`, `__proto__`… are unknown keys like any other.
       const child = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
-      if (!child) out.push(path);
+      if (!child) out.push({ path, known: Object.keys(def.shape) });
       else out.push(...findUnknownKeys(child, value, path));
     }
   } else if (def.type === "record" && def.valueType && isPlainObject(raw)) {

@@ -11,6 +11,7 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { streamChatTurn } from "../agent/index.ts";
 import { isClawboxError } from "../errors/index.ts";
+import { consoleSpeaker } from "../pairing/index.ts";
 import { z } from "../schema/index.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import type { ConsoleEnv } from "./console-env.ts";
@@ -39,9 +40,9 @@ const chatBody = z.object({
   ),
 });
 
-/** The owner identity the console speaks as: the first configured owner. */
+/** The owner identity the console speaks as: `cli` while it is an owner, else the first. */
 export function consoleSender(deps: ConsoleDeps): string {
-  return deps.config.agent.owners[0] ?? "web:owner";
+  return consoleSpeaker(deps.config.agent.owners);
 }
 
 /**

@@ -9,9 +9,17 @@
  * Jobs go through the running scheduler, so a new one is planned at once.
  */
 import type { Hono } from "hono";
-import { ownerTargets } from "../channels/index.ts";
+import { Outbox, ownerTargets } from "../channels/index.ts";
 import { toClawboxError } from "../errors/index.ts";
-import { CronStore, describeSchedule, FollowupStore, type Origin } from "../scheduler/index.ts";
+import {
+  CronStore,
+  describeSchedule,
+  FollowupStore,
+  jobZone,
+  type Origin,
+  shownRunStatus,
+  zonedTime,
+} from "../scheduler/index.ts";
 import { z } from "../schema/index.ts";
 import { consoleSender, defaultConsoleSession } from "./api-chat.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -81,21 +89,42 @@ export function registerReminderRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps)
 
   app.get("/console/api/reminders", (c) => {
     const jobs = deps.scheduler?.jobs.list() ?? cronStore.list();
+    const timezone = deps.config.agent.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const outbox = new Outbox(deps.store.db);
     return c.json({
-      timezone: deps.config.agent.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+      timezone,
       targets: targets().map(({ value, label }) => ({ value, label })),
       jobs: jobs.map((job) => ({
         id: job.id,
         text: job.text,
         schedule: describeSchedule(job.schedule),
         nextRunAt: job.nextRunAt ?? null,
+        // One time in the job's zone, naming it (as `clawbox cron list` writes it).
+        next: job.nextRunAt === undefined ? null : zonedTime(job.nextRunAt, jobZone(job, timezone)),
         where: where(job.origin),
         sessionKey: job.sessionKey,
       })),
-      runs: cronStore.runs(undefined, 20),
+      // Each run names its reminder and says "sent" only once the platform accepted it.
+      runs: cronStore.runs(undefined, 20).map((run) => {
+        const shown = shownRunStatus(run, (ids) => outbox.statesOf(ids));
+        return {
+          jobId: run.jobId,
+          text: run.text ?? null,
+          scheduledFor: run.scheduledFor,
+          at: zonedTime(run.scheduledFor, timezone),
+          status: shown.status,
+          detail: shown.detail ?? null,
+        };
+      }),
       followups: followups()
         .list()
-        .map((f) => ({ id: f.id, text: f.text, dueAt: f.dueAt, where: where(f.origin) })),
+        .map((f) => ({
+          id: f.id,
+          text: f.text,
+          dueAt: f.dueAt,
+          due: zonedTime(f.dueAt, timezone),
+          where: where(f.origin),
+        })),
     });
   });
 
@@ -125,6 +154,10 @@ export function registerReminderRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps)
       return c.json({
         id: job.id,
         nextRunAt: job.nextRunAt ?? null,
+        next:
+          job.nextRunAt === undefined
+            ? null
+            : zonedTime(job.nextRunAt, jobZone(job, deps.config.agent.timezone)),
         schedule: describeSchedule(job.schedule),
       });
     } catch (error) {

@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import { ownText } from "../context/index.ts";
 import { isClawboxError } from "../errors/index.ts";
 import type { Message, TranscriptEntry } from "../messages/index.ts";
+import { reminderTextOf } from "../scheduler/index.ts";
 import { exportSessionJsonl, type SessionRow } from "../store/index.ts";
 import { consoleSender, consoleSessionKey, defaultConsoleSession } from "./api-chat.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -65,7 +66,12 @@ function showMessage(base: ShownEntry, message: Message): ShownEntry {
   // what the person wrote.
   const joined = message.role === "user" ? ownText(text.join("")) : text.join("");
   if (joined.length > 0) shown.text = joined;
-  if (message.role === "user" && joined.startsWith("[Scheduled reminder ")) shown.from = "reminder";
+  // A reminder's prompt is shown as the reminder's own text, marked as the reminder's.
+  const reminder = message.role === "user" ? reminderTextOf(joined) : undefined;
+  if (reminder !== undefined) {
+    shown.from = "reminder";
+    shown.text = reminder;
+  }
   if (thinking.length > 0) shown.thinking = thinking.join("\n");
   if (message.role === "toolResult") {
     shown.toolName = message.toolName;

@@ -51,6 +51,8 @@ describe("a transcript shows what the person wrote", () => {
       [stamp],
     );
     expect(showEntry(entry(prompt.content)).from).toBe("reminder");
+    // Shown as the reminder's own text, not the scheduler's prompt around it.
+    expect(showEntry(entry(prompt.content)).text).toBe("take the bins out");
     expect(showEntry(entry("hello box")).from).toBeUndefined();
   });
 });

@@ -66,14 +66,19 @@ export interface MqttBridge {
   status(): MqttBridgeStatus;
   /**
    * Publishes a reminder, follow-up or heartbeat result for Home Assistant as a `notify`
-   * event (with `session_key`); false when the bridge is not running.
+   * event (with `session_key`): `accepted` once the broker acknowledged it, not when it
+   * has not within `NOTIFY_ACK_MS` (the client still sends it when the broker comes
+   * back); undefined when the bridge is not running.
    */
-  notify(text: string, sessionKey?: string): boolean;
+  notify(text: string, sessionKey?: string): Promise<{ accepted: boolean } | undefined>;
   /** Resolves when no turn started by MQTT is running. */
   idle(): Promise<void>;
   /** Publishes `offline` (retained) and disconnects. */
   close(): Promise<void>;
 }
+
+/** How long a reminder's `notify` event waits for the broker's PUBACK before it is "not confirmed yet". */
+const NOTIFY_ACK_MS = 10_000;
 
 const identifiers = z.union([z.array(z.unknown()), z.string()]);
 /** A retained discovery config, full or abbreviated (`dev`/`ids`) keys. */
@@ -324,14 +329,21 @@ export function createMqttBridge(deps: MqttBridgeDeps): MqttBridge {
       }
     },
     status: () => ({ ...state, prompts: { ...state.prompts }, removed: [...state.removed] }),
-    notify(text, sessionKey) {
-      if (!client || closing) return false;
-      publishJson(topics.event, {
+    async notify(text, sessionKey) {
+      const c = client;
+      if (!c || closing) return undefined;
+      const payload = JSON.stringify({
         event_type: "notify",
         text,
         ...(sessionKey ? { session_key: sessionKey } : {}),
       });
-      return true;
+      const acked = new Promise<boolean>((resolve) => {
+        c.publish(topics.event, payload, { qos: 1 }, (error) => {
+          if (error) logger.warn(`publish to ${topics.event} failed`, { error: error.message });
+          resolve(!error);
+        });
+      });
+      return { accepted: await Promise.race([acked, Bun.sleep(NOTIFY_ACK_MS).then(() => false)]) };
     },
     idle: () => turns.idle(),
     async close() {

@@ -6,6 +6,7 @@
  * channels area answers `/pair`, the console and the CLI approve.
  */
 
+export { consoleSpeaker, removalWarning } from "./console-speaker.ts";
 export {
   addOwner,
   approvePairing,

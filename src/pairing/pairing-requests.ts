@@ -8,8 +8,10 @@
  *   full and gets no code, so neither the table nor memory grows with them;
  * - the same person asking again within `resendMs` (1 minute) is told once that their
  *   code is still pending (the code itself is not sent again), then gets no answer;
- * - the owner is told about new requests at most once per `noticeIntervalMs` (10
- *   minutes), with the number of requests waiting;
+ * - each owner is told about new requests at most once per `noticeIntervalMs` (10
+ *   minutes), with the number of requests waiting; a notice counts only once it was
+ *   queued for that owner (`claimNotice`), so an owner who became one since the last
+ *   notice, or a request whose notice reached nobody, does not leave the next unsaid;
  * - failed approvals (a wrong or expired code) are counted: after `maxFailures` (5) within
  *   `failureWindowMs` (10 minutes), approvals are refused until the window has passed.
  * Nothing here is kept in memory between calls.
@@ -71,8 +73,7 @@ export type PairAnswer =
       request: PairingRequest;
       /** A new request (not a resend). */
       fresh: boolean;
-      /** Tell the owner now (the notice interval allows it); `waiting` requests are pending. */
-      notifyOwner: boolean;
+      /** Requests pending now, this one included (0 for a resend). */
       waiting: number;
     }
   /** The same person asked again soon after getting their code: say it is still pending, once. */
@@ -144,7 +145,6 @@ export class PairingRequests {
           kind: "code",
           request: toRequest({ ...mine, message_id: ask.messageId, replied_at: now }),
           fresh: false,
-          notifyOwner: false,
           waiting: 0,
         };
       }
@@ -186,7 +186,6 @@ export class PairingRequests {
         kind: "code",
         request: toRequest(row),
         fresh: true,
-        notifyOwner: this.noticeDue(now),
         waiting: pending.n + 1,
       };
     })();
@@ -247,14 +246,19 @@ export class PairingRequests {
     return Math.max(1, oldest + this.limits.failureWindowMs - now);
   }
 
-  /** True (and recorded) when the owner may be told now. */
-  private noticeDue(now: number): boolean {
+  /** Whether `owner` may be told about a request now (not told within the interval). */
+  noticeDue(owner: string): boolean {
     const last = this.db
-      .query("SELECT MAX(at) AS at FROM pairing_events WHERE kind = 'notice'")
-      .get() as { at: number | null };
-    if (last.at !== null && now - last.at < this.limits.noticeIntervalMs) return false;
-    this.db.query("INSERT INTO pairing_events (kind, at) VALUES ('notice', ?)").run(now);
-    return true;
+      .query("SELECT MAX(at) AS at FROM pairing_events WHERE kind = 'notice' AND owner = ?")
+      .get(owner) as { at: number | null };
+    return last.at === null || this.now() - last.at >= this.limits.noticeIntervalMs;
+  }
+
+  /** Records that `owner` was just told (their next notice waits the interval). */
+  noticeSent(owner: string): void {
+    this.db
+      .query("INSERT INTO pairing_events (kind, at, owner) VALUES ('notice', ?, ?)")
+      .run(this.now(), owner);
   }
 
   private unusedCode(): string {
@@ -270,7 +274,7 @@ export class PairingRequests {
     const keep = Math.max(this.limits.noticeIntervalMs, this.limits.failureWindowMs);
     this.db
       .query(
-        "DELETE FROM pairing_events WHERE at <= ? AND id NOT IN (SELECT MAX(id) FROM pairing_events WHERE kind = 'notice')",
+        "DELETE FROM pairing_events WHERE at <= ? AND id NOT IN (SELECT MAX(id) FROM pairing_events WHERE kind = 'notice' GROUP BY owner)",
       )
       .run(now - keep);
   }

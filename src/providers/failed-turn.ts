@@ -1,6 +1,6 @@
 /**
  * How every provider ends a turn that failed: the failure is logged (code and message
- * only, never keys), counted in the provider's stats with the usage seen so far, and
+ * only, never keys; a stop that was asked for at debug level), counted in the provider's stats with the usage seen so far, and
  * turned into the error event that closes the stream.
  */
 import type { ClawboxError } from "../errors/index.ts";
@@ -22,7 +22,14 @@ export interface FailedTurn {
 
 export function failedTurnEvent(turn: FailedTurn): ProviderEvent {
   const { error, builder } = turn;
-  turn.logger?.warn(turn.what, { provider: turn.provider, code: error.code, error: error.message });
+  // A stop someone asked for (Ctrl-C, Stop, a shutdown) is no failure worth a warning: in
+  // `clawbox chat` that line would land in the conversation.
+  const log = error.code === "ABORTED" ? turn.logger?.debug : turn.logger?.warn;
+  log?.call(turn.logger, turn.what, {
+    provider: turn.provider,
+    code: error.code,
+    error: error.message,
+  });
   turn.counters.failed(error, builder.usage(), turn.startedAt);
   return builder.errorEvent(error);
 }

@@ -73,7 +73,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         { channel: target.channel, chatType, peerId: target.peerId },
         text,
       );
-      return ids.length > 0;
+      return { outboxIds: ids };
     },
   };
   const cronStore = new CronStore(store.db);

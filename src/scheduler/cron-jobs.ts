@@ -76,11 +76,19 @@ export function createCronJobs(
  * zone (`--tz`), else `timezone` (agent.timezone), else the system's, and names it.
  */
 export function describeJob(job: CronJob, timezone?: string): string {
-  const zone =
-    job.schedule.timezone ?? timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const next =
     job.nextRunAt === undefined
       ? "finished"
-      : `next ${new Date(job.nextRunAt).toLocaleString("sv-SE", { timeZone: zone })} ${zone}`;
+      : `next ${zonedTime(job.nextRunAt, jobZone(job, timezone))}`;
   return `${job.id}  ${describeSchedule(job.schedule)}  ${next}  ${job.sessionKey}  "${job.text}"`;
+}
+
+/** The zone a job's times are shown in: its own (`--tz`), else agent.timezone, else the system's. */
+export function jobZone(job: CronJob, timezone?: string): string {
+  return job.schedule.timezone ?? timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** "2026-12-24 19:00:00 Asia/Shanghai": one time, in one zone, naming it. */
+export function zonedTime(ms: number, zone: string): string {
+  return `${new Date(ms).toLocaleString("sv-SE", { timeZone: zone })} ${zone}`;
 }

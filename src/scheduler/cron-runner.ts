@@ -30,14 +30,27 @@ export interface CronRunner {
   close(): Promise<void>;
 }
 
+const REMINDER_LEAD = "[Scheduled reminder ";
+const REMINDER_ASK =
+  "The user gets this reminder's text as it is; add a brief useful note, or reply NO_REPLY.";
+
 /** The text of a reminder turn: what the owner asked to be reminded of. */
 export function reminderPrompt(job: CronJob, scheduledFor: number, late: boolean): string {
   const when = new Date(scheduledFor).toISOString();
   return [
-    `[Scheduled reminder ${job.id}, due ${when}${late ? ", delivered late after a restart" : ""}]`,
+    `${REMINDER_LEAD}${job.id}, due ${when}${late ? ", delivered late after a restart" : ""}]`,
     job.text,
-    "Tell the user about it now, briefly.",
+    REMINDER_ASK,
   ].join("\n");
+}
+
+/** The reminder's own text in a stored reminder prompt; undefined for any other message. */
+export function reminderTextOf(prompt: string): string | undefined {
+  if (!prompt.startsWith(REMINDER_LEAD)) return undefined;
+  const lines = prompt.split("\n").slice(1);
+  if (lines.at(-1) === REMINDER_ASK || lines.at(-1) === "Tell the user about it now, briefly.")
+    lines.pop();
+  return lines.join("\n").trim();
 }
 
 export function createCronRunner(deps: CronRunnerDeps): CronRunner {
@@ -56,6 +69,7 @@ export function createCronRunner(deps: CronRunnerDeps): CronRunner {
         text: reminderPrompt(job, scheduledFor, late),
         origin: job.origin,
         runKind: "cron",
+        mustSay: job.text,
       })
       .then(
         (outcome) => {
@@ -65,6 +79,7 @@ export function createCronRunner(deps: CronRunnerDeps): CronRunner {
             outcome.ok ? "ok" : "failed",
             outcome.detail,
             now(),
+            outcome.delivered,
           );
           log.info(`reminder ${job.id} ran`, { ok: outcome.ok, detail: outcome.detail });
         },

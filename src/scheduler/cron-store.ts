@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { ClawboxError } from "../errors/index.ts";
+import type { DeliveryState } from "./delivery.ts";
 import { type Origin, originSchema } from "./origin.ts";
 import type { Schedule, ScheduleKind } from "./schedule.ts";
 
@@ -30,6 +31,12 @@ export interface CronRun {
   attempts: number;
   status: RunStatus;
   detail: string | undefined;
+  /** The reminder's text when it ran (undefined for runs recorded before it was kept). */
+  text: string | undefined;
+  /** How its message went out, once it ran (see `DeliveryState`). */
+  delivery: DeliveryState | undefined;
+  /** The channel outbox rows carrying it to a QQ or WeCom peer. */
+  outboxIds: number[];
 }
 
 interface JobRow {
@@ -54,6 +61,9 @@ interface RunRow {
   attempts: number;
   status: RunStatus;
   detail: string | null;
+  text: string | null;
+  delivery: DeliveryState | null;
+  outbox_ids: string | null;
 }
 
 function toJob(row: JobRow): CronJob {
@@ -82,6 +92,9 @@ const toRun = (row: RunRow): CronRun => ({
   attempts: row.attempts,
   status: row.status,
   detail: row.detail ?? undefined,
+  text: row.text ?? undefined,
+  delivery: row.delivery ?? undefined,
+  outboxIds: row.outbox_ids ? (JSON.parse(row.outbox_ids) as number[]) : [],
 });
 
 export class CronStore {
@@ -184,10 +197,18 @@ export class CronStore {
       if (moved.changes !== 1) return false;
       const inserted = this.db
         .query(
-          `INSERT INTO cron_runs (job_id, scheduled_for, started_at, finished_at, status, detail)
-           VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job_id, scheduled_for) DO NOTHING`,
+          `INSERT INTO cron_runs (job_id, scheduled_for, started_at, finished_at, status, detail, text)
+           VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job_id, scheduled_for) DO NOTHING`,
         )
-        .run(job.id, scheduledFor, now, status === "missed" ? now : null, status, detail ?? null);
+        .run(
+          job.id,
+          scheduledFor,
+          now,
+          status === "missed" ? now : null,
+          status,
+          detail ?? null,
+          job.text,
+        );
       if (inserted.changes !== 1) throw new ClawboxError("INTERNAL", "run already recorded");
       return true;
     })();
@@ -199,12 +220,21 @@ export class CronStore {
     status: "ok" | "failed" | "interrupted",
     detail: string | undefined,
     now: number,
+    delivered?: { state: DeliveryState; outboxIds?: number[] },
   ): void {
     this.db
       .query(
-        "UPDATE cron_runs SET status = ?, detail = ?, finished_at = ? WHERE job_id = ? AND scheduled_for = ?",
+        "UPDATE cron_runs SET status = ?, detail = ?, finished_at = ?, delivery = ?, outbox_ids = ? WHERE job_id = ? AND scheduled_for = ?",
       )
-      .run(status, detail ?? null, now, jobId, scheduledFor);
+      .run(
+        status,
+        detail ?? null,
+        now,
+        delivered?.state ?? null,
+        delivered?.outboxIds?.length ? JSON.stringify(delivered.outboxIds) : null,
+        jobId,
+        scheduledFor,
+      );
   }
 
   /**
@@ -234,12 +264,15 @@ export class CronStore {
     return result.changes === 1;
   }
 
+  /** Latest runs first, each with the reminder's text (its job's for runs kept before it was stored). */
   runs(jobId?: string, limit = 50): CronRun[] {
+    const select = `SELECT r.*, COALESCE(r.text, j.text) AS text FROM cron_runs r
+       LEFT JOIN cron_jobs j ON j.id = r.job_id`;
     const rows = (
       jobId === undefined
-        ? this.db.query("SELECT * FROM cron_runs ORDER BY scheduled_for DESC LIMIT ?").all(limit)
+        ? this.db.query(`${select} ORDER BY r.scheduled_for DESC LIMIT ?`).all(limit)
         : this.db
-            .query("SELECT * FROM cron_runs WHERE job_id = ? ORDER BY scheduled_for DESC LIMIT ?")
+            .query(`${select} WHERE r.job_id = ? ORDER BY r.scheduled_for DESC LIMIT ?`)
             .all(jobId, limit)
     ) as RunRow[];
     return rows.map(toRun);

@@ -4,8 +4,13 @@
  */
 
 export { createScheduler, type Scheduler, type SchedulerDeps } from "./create-scheduler.ts";
-export { type CronJobs, describeJob } from "./cron-jobs.ts";
-export { type CronRunner, createCronRunner, reminderPrompt } from "./cron-runner.ts";
+export { type CronJobs, describeJob, jobZone, zonedTime } from "./cron-jobs.ts";
+export {
+  type CronRunner,
+  createCronRunner,
+  reminderPrompt,
+  reminderTextOf,
+} from "./cron-runner.ts";
 export type { CronJob, CronRun } from "./cron-store.ts";
 export { CronStore } from "./cron-store.ts";
 export {
@@ -24,5 +29,6 @@ export {
   heartbeatPrompt,
 } from "./heartbeat.ts";
 export { type Origin, parseTarget } from "./origin.ts";
+export { type OutboxStates, type ShownRunStatus, shownRunStatus } from "./run-status.ts";
 export { describeSchedule, MIN_INTERVAL_MS, parseSchedule } from "./schedule.ts";
 export { runScheduledTurn, type TurnOutcome, type TurnRunner } from "./scheduled-turn.ts";

@@ -125,7 +125,8 @@ export function nextRunAfter(
 }
 
 export function describeSchedule(schedule: Schedule): string {
-  if (schedule.kind === "at") return `at ${schedule.expr}`;
+  // A one-off's time is its next run, shown once in its zone beside this (not as UTC ISO).
+  if (schedule.kind === "at") return "once";
   if (schedule.kind === "every") return `every ${formatDuration(schedule.everyMs ?? 0)}`;
   return `cron "${schedule.expr}"${schedule.timezone ? ` (${schedule.timezone})` : ""}`;
 }

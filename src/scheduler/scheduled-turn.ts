@@ -1,10 +1,13 @@
 /**
  * One agent turn started by the scheduler (a reminder, a heartbeat), run in a given
  * session on behalf of the origin's sender, with its reply delivered to the origin.
- * Silent replies (NO_REPLY, HEARTBEAT_OK) are not delivered.
+ * Silent replies (NO_REPLY, HEARTBEAT_OK) are not delivered. A reminder's own text
+ * (`mustSay`) always goes out: the model may add to it, never replace it (a small model
+ * once answered a reminder with an unrelated sentence), and a failed or silent turn
+ * still delivers the text alone.
  */
 import type { ChatRequest, ChatResult } from "../agent/index.ts";
-import type { Delivery } from "./delivery.ts";
+import type { Delivered, Delivery } from "./delivery.ts";
 import type { Origin } from "./origin.ts";
 
 /** The part of the agent the scheduler needs. */
@@ -20,6 +23,8 @@ export interface ScheduledTurn {
   /** Where the reply goes; default the origin. */
   target?: Origin;
   runKind: "cron" | "heartbeat";
+  /** Text the person always gets, whatever the model says (a reminder's own text). */
+  mustSay?: string;
   signal?: AbortSignal;
 }
 
@@ -31,6 +36,34 @@ export interface TurnOutcome {
   silent: boolean;
   /** Error code of a failed turn ("ABORTED" when the box was stopping). */
   code?: string;
+  /** Where the text went, when something was delivered. */
+  delivered?: Delivered;
+}
+
+const plain = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * The message a reminder sends: the model's reply when it already carries the
+ * reminder's text, else the text first (marked as a reminder) and the reply after it.
+ */
+export function withReminderText(text: string, reply: string): string {
+  const own = text.trim();
+  const said = reply.trim();
+  if (said && plain(said).includes(plain(own))) return said;
+  return said ? `⏰ ${own}\n\n${said}` : `⏰ ${own}`;
+}
+
+/**
+ * Failures of the model, not of the turn's right to run: a reminder still goes out alone
+ * after these, never after a refusal (a session that is not the owner's, a revoked owner).
+ */
+function modelFailed(code: string): boolean {
+  return (
+    code.startsWith("MODEL_") ||
+    code.startsWith("PROVIDER_") ||
+    code === "CONTEXT_OVERFLOW" ||
+    code === "ABORTED"
+  );
 }
 
 export async function runScheduledTurn(
@@ -39,6 +72,7 @@ export async function runScheduledTurn(
   turn: ScheduledTurn,
 ): Promise<TurnOutcome> {
   const { origin } = turn;
+  const target = turn.target ?? origin;
   const result = await agent.chat({
     sessionKey: turn.sessionKey,
     text: turn.text,
@@ -49,16 +83,29 @@ export async function runScheduledTurn(
     runKind: turn.runKind,
     ...(turn.signal ? { signal: turn.signal } : {}),
   });
-  if (result.error)
-    return {
+  const mustSay = turn.mustSay?.trim();
+  if (result.error) {
+    const failed = {
       ok: false,
       detail: result.error.message,
       reply: result.reply,
       silent: false,
       code: result.error.code,
     };
-  if (result.silent || !result.reply.trim())
+    if (!mustSay || !modelFailed(result.error.code)) return failed;
+    // The model failed; the reminder itself still reaches the person.
+    const delivered = await delivery.deliver(target, withReminderText(mustSay, ""));
+    return {
+      ...failed,
+      ok: true,
+      detail: `${delivered.detail}: the reminder's text alone (the model failed: ${result.error.message})`,
+      delivered,
+    };
+  }
+  const reply = result.silent ? "" : result.reply.trim();
+  if (!reply && !mustSay)
     return { ok: true, detail: "silent reply: nothing delivered", reply: "", silent: true };
-  const where = await delivery.deliver(turn.target ?? origin, result.reply);
-  return { ok: true, detail: where, reply: result.reply, silent: false };
+  const text = mustSay ? withReminderText(mustSay, reply) : reply;
+  const delivered = await delivery.deliver(target, text);
+  return { ok: true, detail: delivered.detail, reply: text, silent: false, delivered };
 }

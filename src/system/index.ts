@@ -29,6 +29,7 @@ export {
   silentLogger,
 } from "./logger.ts";
 export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
+export { nearestWord } from "./nearest-word.ts";
 export { type DumpableResult, makeNonDumpable } from "./non-dumpable.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
 export { processAlive } from "./process-alive.ts";

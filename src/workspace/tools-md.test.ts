@@ -80,4 +80,32 @@ describe("TOOLS.md device entries", () => {
     expect(text).not.toContain("sk-live-123");
     expect(text).toContain("password: [not shown");
   });
+
+  it("names a device entry outside a camera or SSH section on its line, and lists problems in line order", () => {
+    const parsed = parseToolsMd(
+      [
+        "# TOOLS.md", // 1
+        "- name: garage", // 2: before any section
+        "  url: http://192.168.1.60/snap.jpg", // 3
+        "", // 4
+        "## Cameras", // 5
+        "- name: porch", // 6: its own problem (no url) is found after line 7's
+        "  pasword_env: CAM_PW", // 7
+        "", // 8
+        "## Notes", // 9
+        "- name: 王阿姨", // 10: a note with a name, no device keys: fine
+        "  description: 周三来打扫", // 11
+        "- name: nas", // 12: a device under Notes
+        "  host: 192.168.1.10", // 13
+        "",
+      ].join("\n"),
+    );
+    expect(parsed.cameras).toEqual([]);
+    expect(parsed.sshHosts).toEqual([]);
+    expect(parsed.issues.map((i) => i.line)).toEqual([2, 6, 7, 12]);
+    expect(parsed.issues[0]?.message).toBe(
+      'TOOLS.md line 2: device entry garage (it has "url") is outside the "## Cameras" and "## SSH hosts" sections, so it is ignored; move it under one of those headings',
+    );
+    expect(parsed.issues[3]?.message).toContain('device entry nas (it has "host")');
+  });
 });

@@ -8,7 +8,9 @@
  * (a misspelled `pasword_env` would otherwise be dropped silently), and a literal
  * secret (`password: …`, `token: …`) refuses its entry: the file is in the model's
  * prompt every turn, so secrets are named by environment variable (`password_env`).
- * `maskToolsMdSecrets` keeps such a value out of the prompt text as well.
+ * `maskToolsMdSecrets` keeps such a value out of the prompt text as well. A device
+ * entry outside the two sections is named on its line (it would be no device), and
+ * problems are listed in line order.
  */
 import { z } from "../schema/index.ts";
 
@@ -83,6 +85,11 @@ const KNOWN_KEYS: Record<"cameras" | "ssh", readonly string[]> = {
   ],
   ssh: ["name", "host", "user", "port", "description", "key_file"],
 };
+
+/** Keys that make a list item a device (not a free note that happens to have a name). */
+const DEVICE_KEYS = new Set(
+  [...KNOWN_KEYS.cameras, ...KNOWN_KEYS.ssh].filter((k) => k !== "name" && k !== "description"),
+);
 
 const WHAT: Record<"cameras" | "ssh", string> = { cameras: "camera", ssh: "ssh host" };
 
@@ -193,15 +200,47 @@ export function parseToolsMd(text: string): ToolsMd {
       out.sshHosts.push(parsed.data as SshHostEntry);
     }
   };
+  // A "- name: x" item outside the two sections, with device keys, would be silently
+  // no device: it is named on its line instead.
+  let stray: { line: number; name: string; deviceKey: string | undefined } | null = null;
+  const flushStray = () => {
+    const found = stray;
+    stray = null;
+    if (!found?.deviceKey) return;
+    const what = /^[A-Za-z0-9_-]+$/.test(found.name) ? found.name : JSON.stringify(found.name);
+    issue(
+      found.line,
+      `device entry ${what} (it has "${found.deviceKey}") is outside the "## Cameras" and "## SSH hosts" sections, so it is ignored; move it under one of those headings`,
+    );
+  };
+  const strayLine = (raw: string, lineNo: number) => {
+    const item = /^[-*]\s+name\s*:\s*(.*)$/.exec(raw);
+    if (item) {
+      flushStray();
+      stray = { line: lineNo, name: (item[1] ?? "").trim(), deviceKey: undefined };
+      return;
+    }
+    const field = /^\s+([A-Za-z_][A-Za-z0-9_]*)\s*:/.exec(raw);
+    if (field && stray) {
+      const key = field[1] ?? "";
+      if (!stray.deviceKey && DEVICE_KEYS.has(key)) stray.deviceKey = key;
+      return;
+    }
+    if (raw.trim() !== "") flushStray();
+  };
   lines.forEach((raw, index) => {
     const lineNo = index + 1;
     const heading = /^#{1,6}\s+(.*)$/.exec(raw);
     if (heading) {
       flush();
+      flushStray();
       section = sectionOf(heading[1] ?? "");
       return;
     }
-    if (!section) return;
+    if (!section) {
+      strayLine(raw, lineNo);
+      return;
+    }
     const item = /^[-*]\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$/.exec(raw);
     if (item) {
       flush();
@@ -222,5 +261,8 @@ export function parseToolsMd(text: string): ToolsMd {
     flush();
   });
   flush();
+  flushStray();
+  // An entry's own problem is found when it ends, after its keys' problems: line order.
+  out.issues.sort((a, b) => a.line - b.line);
   return out;
 }

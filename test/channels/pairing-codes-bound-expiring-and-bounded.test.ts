@@ -15,6 +15,7 @@ import JSON5 from "json5";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatRequest, ChatResult } from "../../src/agent/index.ts";
 import { Dispatcher, type InboundMessage, tellRequester } from "../../src/channels/index.ts";
+import { noticePairingRequest } from "../../src/channels/pairing-notice.ts";
 import { qqCapabilities } from "../../src/channels/qq/qq-capabilities.ts";
 import { type ClawboxConfig, configSchema } from "../../src/config/index.ts";
 import { isClawboxError } from "../../src/errors/index.ts";
@@ -26,7 +27,7 @@ import {
 } from "../../src/pairing/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { Store } from "../../src/store/index.ts";
-import { silentLogger } from "../../src/system/index.ts";
+import { createLogger, silentLogger } from "../../src/system/index.ts";
 
 const OWNER = "OWNER_OPENID";
 
@@ -37,6 +38,9 @@ let configFile: string;
 let config: ClawboxConfig;
 let requests: PairingRequests;
 let notices: string[];
+/** Who was told (the owner id per notice) and the service's log lines. */
+let told: string[];
+let logLines: string[];
 let turns: ChatRequest[];
 
 const agent = {
@@ -55,7 +59,26 @@ function dispatcher(dmPolicy?: "open" | "allowlist" | "pairing", allowFrom: stri
     logger: silentLogger,
     onReplies: () => {},
     workspace: dir,
-    pairing: { requests, notifyOwner: (text) => notices.push(text) },
+    pairing: {
+      requests,
+      // As the channel service wires it: the real notice rule, its log, a recording outbox.
+      requested: (request, waiting, fresh) =>
+        noticePairingRequest(
+          {
+            requests,
+            owners: () => config.agent.owners,
+            channels: () => config.channels,
+            deliver: (target, text) => {
+              notices.push(text);
+              told.push(target.peerId);
+            },
+            logger: createLogger({ write: (line) => logLines.push(line) }),
+          },
+          request,
+          waiting,
+          fresh,
+        ),
+    },
   });
   d.register("qq", {
     capabilities: qqCapabilities(false),
@@ -107,6 +130,8 @@ beforeEach(() => {
   });
   requests = new PairingRequests(store.db, {}, () => clock);
   notices = [];
+  told = [];
+  logLines = [];
   turns = [];
 });
 
@@ -297,5 +322,46 @@ describe("pairing over a channel", () => {
     expect(open.receive(direct("STRANGER_C", "hello"))).toBe("accepted");
     await Promise.all([allowlist.drain(), pairing.drain(), open.drain()]);
     expect(turns.map((t) => t.senderId)).toEqual([`qq:${OWNER}`, "qq:FRIEND", "qq:STRANGER_C"]);
+  });
+
+  it("logs every request, one within 10 minutes of another included, and tells an owner who became one since", () => {
+    const A = "1A2B3C4D5E6F708192A3B4C5D6E7F809";
+    const B = "FFEEDDCCBBAA99887766554433221100";
+    // Only the terminal is an owner: nobody can be told on a channel.
+    config.agent.owners = ["cli"];
+    const d = dispatcher();
+    d.receive(direct("STRANGER_1", "/pair"));
+    expect(told).toEqual([]);
+    expect(logLines).toHaveLength(1);
+    expect(logLines[0]).toContain("pairing requested");
+    expect(logLines[0]).toContain("qq:STRANGER_1");
+    expect(logLines[0]).toContain("no owner is reachable");
+    // Two minutes later a QQ owner exists (approved since): the next request reaches them.
+    clock += 2 * 60_000;
+    config.agent.owners = ["cli", `qq:${A}`];
+    d.receive(direct("STRANGER_2", "/pair"));
+    expect(told).toEqual([A]);
+    expect(notices[0]).toContain("qq:STRANGER_2");
+    // Within their interval: logged, not told again.
+    clock += 2 * 60_000;
+    d.receive(direct("STRANGER_3", "/pair"));
+    expect(told).toEqual([A]);
+    expect(logLines).toHaveLength(3);
+    expect(logLines[2]).toContain("qq:STRANGER_3");
+    expect(logLines[2]).toContain("told of a request within the last 10 minutes");
+    // A second owner since: they are told of the next one, though A was told 3 minutes ago.
+    clock += 60_000;
+    config.agent.owners = ["cli", `qq:${A}`, `qq:${B}`];
+    d.receive(direct("STRANGER_4", "/pair"));
+    expect(told).toEqual([A, B]);
+    expect(logLines).toHaveLength(4);
+    expect(logLines[3]).toContain(`"told":"qq:${B}"`);
+    // A resend of a pending code is logged as such, and tells no owner again.
+    clock += 2 * 60_000;
+    d.receive(direct("STRANGER_4", "/pair"));
+    expect(logLines).toHaveLength(5);
+    expect(logLines[4]).toContain("pairing code sent again");
+    expect(logLines[4]).toContain("qq:STRANGER_4");
+    expect(told).toEqual([A, B]);
   });
 });

@@ -21,7 +21,7 @@ describe("clawbox config check", () => {
     const lines = run.stderr.trim().split("\n");
     expect(lines).toContain(`${file}: server.port: must be a number, not a string`);
     expect(lines).toContain(
-      `${file}: agent.maxConcurent: unknown key, ignored (remove it or check its spelling)`,
+      `${file}: agent.maxConcurent: unknown key, ignored (did you mean \`maxConcurrent\`?)`,
     );
   });
 

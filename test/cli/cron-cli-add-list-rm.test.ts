@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { CronStore } from "../../src/scheduler/index.ts";
+import { Store } from "../../src/store/index.ts";
 import { runCli } from "../support/run-cli.ts";
 
 const home = mkdtempSync(join(tmpdir(), "clawbox-cron-cli-"));
@@ -57,6 +59,32 @@ describe("clawbox cron", () => {
     const again = await runCli(["cron", "rm", job.id], env);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain(`no reminder with id ${job.id}`);
+  });
+
+  it("list --runs names each run's reminder, one zoned time, and how it went out", async () => {
+    const added = await runCli(
+      ["cron", "add", "检查门廊摄像头", "--at", "in 5 minutes", "--json"],
+      { ...env, CLAWBOX_CONFIG: "" },
+    );
+    const job = JSON.parse(added.stdout) as { id: string };
+    // As the runner records a run that fired and stayed in the CLI's conversation.
+    const store = Store.open({ path: join(home, "clawbox.db") });
+    const cron = new CronStore(store.db);
+    const stored = cron.get(job.id);
+    if (!stored?.nextRunAt) throw new Error("no job");
+    expect(cron.claim(stored, undefined, "running", stored.nextRunAt)).toBe(true);
+    cron.finish(job.id, stored.nextRunAt, "ok", "stored in the cli session", stored.nextRunAt, {
+      state: "stored",
+    });
+    store.close();
+    const runs = await runCli(["cron", "list", "--runs"], env);
+    const line = runs.stdout.split("\n").find((l) => l.startsWith(job.id)) ?? "";
+    expect(line).toMatch(
+      new RegExp(
+        `^${job.id} {2}\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\S+ {2}delivered {2}"检查门廊摄像头" {2}stored in the cli session$`,
+      ),
+    );
+    expect(runs.stdout).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
   });
 
   it("refuses a bad expression, an unknown time zone and a too-short interval with clear errors", async () => {

@@ -33,6 +33,9 @@ describe.skipIf(!HAVE_PYTHON_PTY)("Ctrl-C in a terminal", () => {
       term.ctrlC();
       await term.waitFor("[stopped; the partial reply is kept]", mark);
       await term.waitFor("> ", mark);
+      // Only the note: no internal log line (a WARN of the aborted turn) in the conversation.
+      const stopped = term.output().slice(mark);
+      expect(stopped, stopped).not.toMatch(/\b(WARN|ERROR|INFO)\b/);
       // Still alive and usable: a REPL command answers.
       mark = term.output().length;
       term.type("/help\r");
@@ -55,9 +58,12 @@ describe.skipIf(!HAVE_PYTHON_PTY)("Ctrl-C in a terminal", () => {
     const term = ptyCli(["chat", "-m", "tell me a story"], { CLAWBOX_HOME: setup.home });
     try {
       await term.waitFor(PARTIAL.trim());
+      const mark = term.output().length;
       term.ctrlC();
       expect(await term.exited).toBe(130);
       expect(term.output()).toContain("[stopped; the partial reply is kept]");
+      const stopped = term.output().slice(mark);
+      expect(stopped, stopped).not.toMatch(/\b(WARN|ERROR|INFO)\b/);
     } finally {
       term.kill();
     }
@@ -118,6 +124,7 @@ describe.skipIf(!HAVE_PYTHON_PTY || !HAVE_STORIES)("Ctrl-C with the local model 
     });
     try {
       await term.waitFor(/\S{3,}/, term.output().indexOf("created") + 200);
+      const mark = term.output().length;
       term.ctrlC();
       const code = await term.exited;
       const replies = storedAssistantMessages(home);
@@ -126,6 +133,7 @@ describe.skipIf(!HAVE_PYTHON_PTY || !HAVE_STORIES)("Ctrl-C with the local model 
         return;
       }
       expect(term.output()).toContain("[stopped; the partial reply is kept]");
+      expect(term.output().slice(mark)).not.toMatch(/\b(WARN|ERROR|INFO)\b/);
       expect(code).toBe(130);
       expect(replies[0]?.stopReason).toBe("aborted");
     } finally {

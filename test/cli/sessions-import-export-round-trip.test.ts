@@ -108,6 +108,27 @@ describe("clawbox sessions import/export", () => {
     expect(exported.code).toBe(0);
     expect(readFileSync(out, "utf8")).toBe(OPENCLAW_TRANSCRIPT);
 
+    // An existing file is not overwritten without --force (issue 38): it keeps its bytes.
+    const notes = join(home, "notes.txt");
+    writeFileSync(notes, "我的笔记，不要覆盖\n");
+    const refused = await runCli(["--home", home, "sessions", "export", SESSION_ID, "-o", notes]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`-o ${notes}: the file exists; not overwritten`);
+    expect(refused.stderr).toContain("--force");
+    expect(readFileSync(notes, "utf8")).toBe("我的笔记，不要覆盖\n");
+    const forced = await runCli([
+      "--home",
+      home,
+      "sessions",
+      "export",
+      SESSION_ID,
+      "-o",
+      notes,
+      "--force",
+    ]);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(notes, "utf8")).toBe(OPENCLAW_TRANSCRIPT);
+
     const listed = await runCli(["--home", home, "sessions", "list", "--json"]);
     const rows = JSON.parse(listed.stdout) as {
       sessionId: string;

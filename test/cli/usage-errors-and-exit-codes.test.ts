@@ -36,7 +36,9 @@ describe("usage errors", () => {
     const home = fresh();
     const flag = await runCli(["--home", home, "sessions", "list", "--bogus"]);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain("Unknown option '--bogus'");
+    expect(flag.stderr).toContain(
+      'clawbox sessions: unknown option "--bogus" (options here: --json)',
+    );
     const port = await runCli(["--home", home, "run", "--port", "abc"]);
     expect(port.code).toBe(2);
     expect(port.stderr).toContain("--port: not a port number: abc");

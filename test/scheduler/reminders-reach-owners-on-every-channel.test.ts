@@ -12,9 +12,15 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChannelService, createChannelService } from "../../src/channels/index.ts";
+import { type ChannelService, createChannelService, Outbox } from "../../src/channels/index.ts";
+import { showEntry } from "../../src/console/api-sessions.ts";
 import { createMqttBridge, type MqttBridge, topicLayout } from "../../src/mqtt/index.ts";
-import { CronStore, createScheduler, type Scheduler } from "../../src/scheduler/index.ts";
+import {
+  CronStore,
+  createScheduler,
+  type Scheduler,
+  shownRunStatus,
+} from "../../src/scheduler/index.ts";
 import { createSessionResolver } from "../../src/sessions/index.ts";
 import { silentLogger } from "../../src/system/index.ts";
 import { createHarness, type Harness } from "../agent/agent-harness.ts";
@@ -37,7 +43,12 @@ afterEach(async () => {
 });
 
 const ASK = "remind me in 2 seconds to call mum";
-const REMINDER = "Time to call mum!";
+/** The reminder's own text, as the owner asked for it. */
+const TEXT = "给妈妈打电话（她的号码在备忘录里）";
+/** What a small model said when the reminder fired: unrelated (issue 38). */
+const REMINDER = "今天天气不错，适合散步。";
+/** What the person gets: the reminder's text first, the model's words after it. */
+const DELIVERED = `⏰ ${TEXT}\n\n${REMINDER}`;
 const NEWS = "The garage door is still open.";
 
 /** The model: sets the reminder when asked, confirms, and says the reminder when it fires. */
@@ -52,7 +63,7 @@ function reminderModel(): FakeProvider {
       if (text.includes("remind me"))
         return {
           toolCalls: [
-            { name: "cron", arguments: { action: "add", text: "call mum", at: "in 2 seconds" } },
+            { name: "cron", arguments: { action: "add", text: TEXT, at: "in 2 seconds" } },
           ],
         };
       return { text: "ok" };
@@ -98,6 +109,14 @@ async function channelsOf(h: Harness): Promise<ChannelService> {
   return service;
 }
 
+/** The one reminder's run as the console and `cron list --runs` show it. */
+function shownNow(h: Harness): { status: string; detail: string | undefined } {
+  const outbox = new Outbox(h.store.db);
+  const [run] = new CronStore(h.store.db).runs();
+  if (!run) throw new Error("no run");
+  return shownRunStatus(run, (ids) => outbox.statesOf(ids));
+}
+
 /** The one reminder's runs, once it has run. */
 async function ranOnce(h: Harness): Promise<{ status: string; detail: string | undefined }> {
   const store = new CronStore(h.store.db);
@@ -136,6 +155,7 @@ describe("a reminder reaches its owner", () => {
     const sent = server.received.filter((f) => f.cmd === "aibot_send_msg");
     expect(sent).toHaveLength(1);
     expect(sent[0]?.body).toMatchObject({ chatid: "BOSS" });
+    expect(JSON.stringify(sent[0]?.body)).toContain(JSON.stringify(DELIVERED).slice(1, -1));
     expect(await ranOnce(h)).toEqual({ status: "ok", detail: "queued to wecom-bot:direct:BOSS" });
   });
 
@@ -207,10 +227,10 @@ describe("a reminder reaches its owner", () => {
       content: ASK,
     });
     expect(response.status).toBe(200);
-    await waitUntil(() => api.sent.some((m) => m.content === REMINDER), 15_000, "the reminder");
+    await waitUntil(() => api.sent.some((m) => m.content === DELIVERED), 15_000, "the reminder");
     expect(api.sent.map((m) => [m.touser, m.content])).toEqual([
       ["BOSS", "Reminder set."],
-      ["BOSS", REMINDER],
+      ["BOSS", DELIVERED],
     ]);
     expect(await ranOnce(h)).toEqual({ status: "ok", detail: "queued to wecom-app:direct:BOSS" });
   });
@@ -241,8 +261,12 @@ describe("a reminder reaches its owner", () => {
     );
     const reminder = platform.sent.find((m) => JSON.stringify(m.body).includes(REMINDER));
     expect(reminder).toMatchObject({ chatType: "direct", peerId: "OWNER" });
+    expect(reminder?.body.content).toBe(DELIVERED);
     expect(reminder?.body.msg_id).toBeUndefined();
     expect(await ranOnce(h)).toEqual({ status: "ok", detail: "queued to qq:direct:OWNER" });
+    // The platform accepted it: the run now says "sent" (it said "queued" until then).
+    await waitUntil(() => shownNow(h).status === "sent", 10_000, "the run shown as sent");
+    expect(shownNow(h)).toEqual({ status: "sent", detail: "sent to qq:direct:OWNER" });
   });
 
   it.skipIf(!MOSQUITTO)("over MQTT, as a notify event for Home Assistant as an owner", async () => {
@@ -272,11 +296,13 @@ describe("a reminder reaches its owner", () => {
       (m) => m.topic === topics.event && probe.json(m).event_type === "notify",
       { timeoutMs: 15_000 },
     );
-    expect(probe.json(event)).toMatchObject({ event_type: "notify", text: REMINDER });
+    expect(probe.json(event)).toMatchObject({ event_type: "notify", text: DELIVERED });
+    // The broker acknowledged the event: the run says so.
     expect(await ranOnce(h)).toEqual({
       status: "ok",
-      detail: "queued to mqtt:direct:home-assistant",
+      detail: "sent to mqtt:direct:home-assistant",
     });
+    expect(shownNow(h)).toMatchObject({ status: "sent" });
   });
 
   it("in the web console, stored in the owner's session where the console shows it", async () => {
@@ -296,5 +322,13 @@ describe("a reminder reaches its owner", () => {
     expect(await ranOnce(h)).toEqual({ status: "ok", detail: "stored in the web session" });
     const last = h.messages(key).at(-1);
     expect(JSON.stringify(last?.content)).toContain(REMINDER);
+    // The console shows the reminder's own text above the model's words.
+    const session = h.store.sessions.byKey(key);
+    const shown = h.store.transcript
+      .all(session?.sessionId ?? "")
+      .map(showEntry)
+      .filter((e) => e.from === "reminder");
+    expect(shown.map((e) => e.text)).toEqual([TEXT]);
+    expect(shownNow(h)).toMatchObject({ status: "delivered" });
   });
 });

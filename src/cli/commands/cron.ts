@@ -9,6 +9,8 @@ import {
   createScheduler,
   describeJob,
   describeSchedule,
+  shownRunStatus,
+  zonedTime,
 } from "../../scheduler/index.ts";
 import { CLI_SENDER } from "../../sessions/index.ts";
 import type { Command } from "../command.ts";
@@ -61,14 +63,20 @@ export const cronCommand: Command = {
       const jobs = scheduler.jobs.list();
       const runs = values.runs ? new CronStore(store.db).runs() : undefined;
       const lines = jobs.map((job) => describeJob(job, config.agent.timezone));
-      if (runs)
+      if (runs) {
+        // Each run with its reminder's text and whether the platform accepted it.
+        const { Outbox } = await import("../../channels/index.ts");
+        const outbox = new Outbox(store.db);
+        const zone = config.agent.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
         lines.push(
           "runs:",
-          ...runs.map(
-            (r) =>
-              `${r.jobId}  ${new Date(r.scheduledFor).toISOString()}  ${r.status}${r.detail ? `  ${r.detail}` : ""}`,
-          ),
+          ...runs.map((r) => {
+            const shown = shownRunStatus(r, (ids) => outbox.statesOf(ids));
+            const text = r.text === undefined ? "" : `  "${r.text}"`;
+            return `${r.jobId}  ${zonedTime(r.scheduledFor, zone)}  ${shown.status}${text}${shown.detail ? `  ${shown.detail}` : ""}`;
+          }),
         );
+      }
       print(
         values.json,
         { jobs, ...(runs ? { runs } : {}) },

@@ -17,6 +17,7 @@ import {
   denyPairing,
   type PairingRequest,
   PairingRequests,
+  removalWarning,
   removeOwner,
 } from "../../pairing/index.ts";
 import type { Command } from "../command.ts";
@@ -29,7 +30,10 @@ const USAGE = [
   "  approve CODE [--json]    the person who was sent CODE becomes an owner and is told so",
   "  deny CODE [--json]       drop the request (the person is not told)",
   "  add OWNER [--json]       make <channel>:<id> an owner without a code, e.g. cli or qq:OPENID",
-  "  remove OWNER [--json]    remove an owner, e.g. qq:OPENID (never the last one)",
+  "  remove OWNER [--yes] [--json]",
+  "                           remove an owner, e.g. qq:OPENID (never the last one); removing",
+  "                           the id this terminal or the console speaks as (cli) warns, and",
+  "                           in a terminal asks first (--yes: do not ask)",
 ].join("\n");
 
 const describe = (r: PairingRequest, now: number): string =>
@@ -40,14 +44,38 @@ const OWNER_ID = /^(cli|[a-z][a-z0-9-]*:[^\s]{1,190})$/;
 
 const LIST = { options: { json: { type: "boolean" } }, positionals: false } as const;
 const ONE = { options: { json: { type: "boolean" } }, positionals: true } as const;
+const REMOVE = {
+  options: { json: { type: "boolean" }, yes: { type: "boolean" } },
+  positionals: true,
+} as const;
+
+/** Asks a yes/no question on the terminal; true only for an answer starting with y. */
+async function confirm(
+  question: string,
+  stderr: { write(text: string): unknown },
+): Promise<boolean> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    return /^\s*y/i.test(await rl.question(question));
+  } catch {
+    stderr.write("\n");
+    return false;
+  } finally {
+    rl.close();
+  }
+}
 
 export const pairingCommand: Command = {
   name: "pairing",
   usage: USAGE,
-  args: { subcommands: { list: LIST, approve: ONE, deny: ONE, add: ONE, remove: ONE } },
+  args: { subcommands: { list: LIST, approve: ONE, deny: ONE, add: ONE, remove: REMOVE } },
   async run(ctx, args) {
     const [sub, ...rest] = args;
-    const { values, positionals } = parseWith(rest, sub === "list" ? LIST : ONE);
+    const { values, positionals } = parseWith(
+      rest,
+      sub === "list" ? LIST : sub === "remove" ? REMOVE : ONE,
+    );
     const print = (data: unknown, text: string) =>
       ctx.stdout.write(values.json ? `${JSON.stringify(data)}\n` : `${text}\n`);
     const requests = new PairingRequests(ctx.store().db);
@@ -87,6 +115,17 @@ export const pairingCommand: Command = {
       return EXIT.ok;
     }
     if (sub === "remove") {
+      // The terminal and the console act as an owner id: say what removing it costs, and
+      // in a terminal ask first.
+      const warning = removalWarning(currentOwners(owners), target);
+      if (warning) {
+        ctx.stderr.write(`warning: ${warning}\n`);
+        const asks = Boolean(process.stdin.isTTY) && !("yes" in values && values.yes);
+        if (asks && !(await confirm(`remove ${target}? [y/N] `, ctx.stderr))) {
+          ctx.stderr.write(`not removed; owners unchanged\n`);
+          return EXIT.failed;
+        }
+      }
       const next = await removeOwner(owners, target);
       print({ removed: target, owners: next }, `removed ${target}; owners: ${next.join(", ")}`);
       return EXIT.ok;

@@ -204,7 +204,7 @@ export const runCommand: Command = {
     if (notice) ctx.stdout.write(`${notice}\n`);
     // Reminders for Home Assistant (an owner) go out as MQTT events once the bridge runs.
     runtime.scheduler.start(runtime.agent, {
-      mqtt: { send: async (_target, text) => live.mqtt()?.notify(text) ?? false },
+      mqtt: { send: async (_target, text) => live.mqtt()?.notify(text) },
     });
     // After READY: the first index pass, the file watcher and dreaming, in the background.
     void runtime.memory?.start();

@@ -10,7 +10,10 @@ import { requireSession, sessionKeyArg } from "../find-session.ts";
 import { parseWith } from "../parse-args.ts";
 
 const LIST = { options: { json: { type: "boolean" } }, positionals: false } as const;
-const EXPORT = { options: { output: { type: "string", short: "o" } }, positionals: true } as const;
+const EXPORT = {
+  options: { output: { type: "string", short: "o" }, force: { type: "boolean" } },
+  positionals: true,
+} as const;
 const IMPORT = {
   options: { key: { type: "string" }, "new-id": { type: "boolean" } },
   positionals: true,
@@ -23,7 +26,8 @@ export const sessionsCommand: Command = {
   usage: [
     "Usage: clawbox sessions <list|export|import|delete> [options]",
     "  list [--json]                        sessions, newest first, with message counts",
-    "  export NAME [-o FILE]                write the transcript as JSONL (pi/OpenClaw v3)",
+    "  export NAME [-o FILE [--force]]      write the transcript as JSONL (pi/OpenClaw v3);",
+    "                                       an existing FILE is replaced only with --force",
     "  import FILE [--key NAME] [--new-id]  read a JSONL transcript into a new session",
     "                                       (keeps the exported key and compaction count;",
     "                                       --new-id stores a copy of a session that exists)",
@@ -71,9 +75,18 @@ export const sessionsCommand: Command = {
       }
       try {
         // A transcript is the owner's: the file is theirs alone (an existing file keeps its mode).
-        writeFileSync(values.output, text, { mode: 0o600 });
+        // Without --force the file must not exist yet ("wx": checked and created in one step).
+        writeFileSync(values.output, text, { mode: 0o600, flag: values.force ? "w" : "wx" });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EEXIST")
+          throw new ClawboxError(
+            "CLI_USAGE",
+            `-o ${values.output}: the file exists; not overwritten`,
+            {
+              hint: "add --force to replace it, or choose another path",
+            },
+          );
         throw new ClawboxError(
           "CLI_USAGE",
           `-o ${values.output}: cannot write the file (${code === "ENOENT" ? "its folder does not exist" : (code ?? String(error))})`,

@@ -95,20 +95,47 @@ async function chatPage() {
     input.disabled = locked;
     readOnlyNote.hidden = !locked;
   }
+  /** Ids of the transcript entries on screen (or sent from here), so new ones can be told apart. */
+  let seen = new Set();
+  /** True while a turn sent from this page runs (its bubbles are drawn by `submit`). */
+  let sending = false;
   async function loadTranscript() {
     list.replaceChildren();
+    seen = new Set();
     // A new tab shows the default conversation's history too.
     const key = chatSession || defaultSession;
     // A conversation that has not started has no transcript to show (and no 404 to log).
     if (!key || !known.has(key)) return;
     try {
       const t = await api(`sessions/${encodeURIComponent(key)}/transcript`);
+      for (const e of t.entries) seen.add(e.id);
       for (const e of t.entries.slice(-100)) list.append(entryView(e));
       list.scrollTop = list.scrollHeight;
     } catch {
       // a new session has no transcript yet
     }
   }
+  /**
+   * What arrived without this page asking (a reminder that fired, its reply): appended as
+   * it comes, checked every 10 s while no turn of this page runs.
+   */
+  async function showArrivals(draw) {
+    const key = chatSession || defaultSession;
+    if (!key) return;
+    if (!known.has(key)) await loadSessions();
+    if (!known.has(key)) return;
+    const t = await api(`sessions/${encodeURIComponent(key)}/transcript`);
+    if ((draw && sending) || key !== (chatSession || defaultSession)) return;
+    const fresh = t.entries.filter((e) => !seen.has(e.id));
+    for (const e of fresh) seen.add(e.id);
+    if (!draw || fresh.length === 0) return;
+    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+    for (const e of fresh) list.append(entryView(e));
+    if (atBottom) list.scrollTop = list.scrollHeight;
+  }
+  every(10000, async () => {
+    if (!sending) await showArrivals(true);
+  });
   picker.addEventListener("change", () => {
     chatSession = picker.value;
     sessionStorage.setItem("clawbox.session", chatSession);
@@ -134,6 +161,7 @@ async function chatPage() {
   async function submit(text) {
     if (!text.trim() || readOnly.has(chatSession)) return;
     send.disabled = true;
+    sending = true;
     const images = await readImages();
     list.append(
       entryView({
@@ -200,7 +228,10 @@ async function chatPage() {
       bubble.removeAttribute("id");
       bubble.classList.add("done");
       send.disabled = false;
-      void loadSessions();
+      // This turn's entries are on screen already: note them without drawing them again.
+      await loadSessions().catch(() => {});
+      await showArrivals(false).catch(() => {});
+      sending = false;
     }
   }
 

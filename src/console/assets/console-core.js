@@ -159,10 +159,11 @@ function fromNow(ms) {
   return minutes > 0 ? `in ${span}` : `${span} ago`;
 }
 
-/** A small "ok"/"warn"/"fail" badge for a channel or check state. */
+/** A small "ok"/"warn"/"fail" badge for a channel or check state, or a reminder's run. */
 function stateBadge(state) {
-  const kind =
-    state === "connected" ? "ok" : state === "error" || state === "failed" ? "fail" : "warn";
+  const good = state === "connected" || state === "sent" || state === "delivered";
+  const bad = state === "error" || state === "failed" || state === "not sent";
+  const kind = good ? "ok" : bad ? "fail" : "warn";
   return h("span", { class: `badge ${kind}`, "data-state": state }, state);
 }
 

@@ -244,9 +244,9 @@ async function remindersPage() {
           const note = document.getElementById("rem-result");
           if (note) {
             note.className = "result ok";
-            // A one-off ("in…", "at…") is said as the one local time it runs at; a repeating
-            // one as its schedule and first run.
-            const first = r.nextRunAt ? when(r.nextRunAt) : "";
+            // A one-off ("in…", "at…") is said as the one time it runs at, in its zone; a
+            // repeating one as its schedule and first run.
+            const first = r.next || "";
             note.textContent =
               (kind.value === "in" || kind.value === "at") && first
                 ? `Added: ${first} (${fromNow(r.nextRunAt)}).`
@@ -298,13 +298,15 @@ async function remindersPage() {
                   "td",
                   {},
                   h("strong", {}, j.text),
-                  h("div", { class: "muted" }, `${j.schedule} · ${j.where}`),
+                  h(
+                    "div",
+                    { class: "muted" },
+                    `${j.schedule} · `,
+                    h("span", { class: "owner-id" }, j.where),
+                  ),
                 ),
-                h(
-                  "td",
-                  {},
-                  j.nextRunAt ? `${when(j.nextRunAt)} (${fromNow(j.nextRunAt)})` : "done",
-                ),
+                // One time, in the reminder's zone and naming it (as `clawbox cron list`).
+                h("td", { class: "next" }, j.next ? `${j.next} (${fromNow(j.nextRunAt)})` : "done"),
                 h(
                   "td",
                   {},
@@ -331,14 +333,15 @@ async function remindersPage() {
           h(
             "tbody",
             {},
+            // What each run was for (the reminder's text), when, and whether the person got
+            // it: "sent" only once the platform accepted it.
             d.runs.map((r) =>
               h(
                 "tr",
-                {},
-                h("td", {}, r.jobId),
-                h("td", {}, when(r.scheduledFor)),
+                { "data-job": r.jobId },
+                h("td", {}, h("strong", {}, r.text || r.jobId), h("div", { class: "muted" }, r.at)),
                 h("td", {}, stateBadge(r.status)),
-                h("td", {}, r.detail || ""),
+                h("td", { class: "muted detail" }, r.detail || ""),
               ),
             ),
           ),
@@ -357,7 +360,7 @@ async function remindersPage() {
                 "tr",
                 {},
                 h("td", {}, f.text, h("div", { class: "muted" }, f.where)),
-                h("td", {}, when(f.dueAt)),
+                h("td", {}, f.due),
                 h(
                   "td",
                   {},

@@ -11,7 +11,9 @@ import { memoryKeywordWords } from "./0301-memory-keyword-words.ts";
 import { channelsInboxOutbox } from "./0400-channels.ts";
 import { pairing } from "./0410-pairing.ts";
 import { pairingPendingNote } from "./0411-pairing-pending-note.ts";
+import { pairingNoticeOwner } from "./0412-pairing-notice-owner.ts";
 import { scheduler } from "./0430-scheduler.ts";
+import { cronRunDelivery } from "./0431-cron-run-delivery.ts";
 import { mqttOutgoing } from "./0440-mqtt-outgoing.ts";
 import { outboxByPeer } from "./0450-outbox-by-peer.ts";
 import type { Migration } from "./migration.ts";
@@ -29,7 +31,9 @@ export const MIGRATIONS: readonly Migration[] = [
   channelsInboxOutbox,
   pairing,
   pairingPendingNote,
+  pairingNoticeOwner,
   scheduler,
+  cronRunDelivery,
   mqttOutgoing,
   outboxByPeer,
 ];
