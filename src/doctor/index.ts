@@ -3,6 +3,7 @@
  * plain-words result with the fix to run. Checks never change anything.
  */
 export { checkConfig } from "./check-config.ts";
+export { checkConsolePort } from "./check-console-port.ts";
 export { checkDatabase } from "./check-database.ts";
 export { checkHome } from "./check-home.ts";
 export { checkModelRecommendation, checkModels } from "./check-model.ts";

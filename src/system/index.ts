@@ -34,3 +34,11 @@ export {
   type SystemdNotifierOptions,
   watchdogIntervalMs,
 } from "./systemd-notify.ts";
+export {
+  addressesToHold,
+  blocks,
+  describePortHolder,
+  hostForUrl,
+  type PortHolder,
+  portHolders,
+} from "./port-holders.ts";

@@ -2,6 +2,7 @@
 import {
   type CheckResult,
   checkConfig,
+  checkConsolePort,
   checkDatabase,
   checkHome,
   checkModelPrivacy,
@@ -33,6 +34,9 @@ export const doctorCommand: Command = {
     if (configResult.status !== "fail") {
       const { config } = ctx.config();
       results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
+      results.push(
+        checkConsolePort({ host: config.server.host, port: config.server.port, home: ctx.home }),
+      );
       results.push(...(await checkModels(config.models, ctx.paths.modelsDir)));
       results.push(checkModelPrivacy(config.models));
       try {
