@@ -54,8 +54,7 @@ const codeOf = (error: unknown) => (error as { code?: string } | undefined)?.cod
 /** The refusal for a port someone else holds at `address`, naming them when possible. */
 function takenError(address: string, port: number): ClawboxError {
   const holders = portHolders(port).filter((h) => blocks(h.address, address));
-  const who =
-    holders.length > 0 ? holders.map(describePortHolder).join(", ") : "another process";
+  const who = holders.length > 0 ? holders.map(describePortHolder).join(", ") : "another process";
   return new ClawboxError(
     "CONFIG_INVALID",
     `cannot listen on ${hostForUrl(address)}:${port}: ${who} holds it`,
@@ -113,8 +112,7 @@ async function bindHost(options: ListenOptions): Promise<Listening> {
       };
     }
     if (options.port === 0 && codeOf(bound.error) === "EADDRINUSE" && attempt < 8) continue;
-    if (codeOf(bound.error) === "EADDRINUSE")
-      throw takenError(bound.address, bound.port);
+    if (codeOf(bound.error) === "EADDRINUSE") throw takenError(bound.address, bound.port);
     throw new ClawboxError(
       "CONFIG_INVALID",
       `cannot listen on ${hostForUrl(bound.address)}:${bound.port}: ${errorMessage(bound.error)}`,

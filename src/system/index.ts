@@ -25,6 +25,14 @@ export {
 export { importNative, type NativeModuleName, nativeModulePath } from "./native-module.ts";
 export { type DumpableResult, makeNonDumpable } from "./non-dumpable.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
+export {
+  addressesToHold,
+  blocks,
+  describePortHolder,
+  hostForUrl,
+  type PortHolder,
+  portHolders,
+} from "./port-holders.ts";
 export { processAlive } from "./process-alive.ts";
 export { collectSecrets, redact } from "./redact.ts";
 export { type RuntimeLayout, runtimeLayout } from "./runtime-layout.ts";
@@ -34,11 +42,3 @@ export {
   type SystemdNotifierOptions,
   watchdogIntervalMs,
 } from "./systemd-notify.ts";
-export {
-  addressesToHold,
-  blocks,
-  describePortHolder,
-  hostForUrl,
-  type PortHolder,
-  portHolders,
-} from "./port-holders.ts";

@@ -105,7 +105,13 @@ describe.skipIf(!HAVE_PYTHON)("the console's port on both loopback families", ()
     expect(run.stderr).toMatch(/pid \d+ \(python3\)/);
     if (CAN_DROP_TO_LOCAL_USER) expect(run.stderr).toContain("uid 65534");
     // The half it did bind is given back: nothing of the box stays on 127.0.0.1.
-    const probe = await runAsLocalUser([PYTHON, "-c", TRY_BIND, "127.0.0.1", String(squatter.port)]);
+    const probe = await runAsLocalUser([
+      PYTHON,
+      "-c",
+      TRY_BIND,
+      "127.0.0.1",
+      String(squatter.port),
+    ]);
     expect(probe.stdout.trim()).toBe("bound");
   }, 60_000);
 
@@ -186,23 +192,19 @@ describe.skipIf(!HAVE_ACTIVATE || !HAVE_PYTHON)("under systemd's clawbox.socket"
     const home = homeWith({});
     homes.push(home);
     knock(port);
-    const box = await startService(
-      [],
-      { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" },
-      [
-        SOCKET_ACTIVATE,
-        "-l",
-        `127.0.0.1:${port}`,
-        "-l",
-        `[::1]:${port}`,
-        "-E",
-        `CLAWBOX_HOME=${home}`,
-        "-E",
-        "CLAWBOX_CONFIG=",
-        CLAWBOX_BIN,
-        "run",
-      ],
-    );
+    const box = await startService([], { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" }, [
+      SOCKET_ACTIVATE,
+      "-l",
+      `127.0.0.1:${port}`,
+      "-l",
+      `[::1]:${port}`,
+      "-E",
+      `CLAWBOX_HOME=${home}`,
+      "-E",
+      "CLAWBOX_CONFIG=",
+      CLAWBOX_BIN,
+      "run",
+    ]);
     try {
       expect(box.url).toBe(`http://127.0.0.1:${port}`);
       for (const base of [`http://127.0.0.1:${port}`, `http://[::1]:${port}`]) {
@@ -221,7 +223,16 @@ describe.skipIf(!HAVE_ACTIVATE || !HAVE_PYTHON)("under systemd's clawbox.socket"
     homes.push(home);
     const child = spawn(
       SOCKET_ACTIVATE,
-      ["-l", `127.0.0.1:${port}`, "-E", `CLAWBOX_HOME=${home}`, "-E", "CLAWBOX_CONFIG=", CLAWBOX_BIN, "run"],
+      [
+        "-l",
+        `127.0.0.1:${port}`,
+        "-E",
+        `CLAWBOX_HOME=${home}`,
+        "-E",
+        "CLAWBOX_CONFIG=",
+        CLAWBOX_BIN,
+        "run",
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let err = "";

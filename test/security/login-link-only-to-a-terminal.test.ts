@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { HAVE_PYTHON_PTY, ptyCli } from "../support/pty-cli.ts";
 import { startService } from "../support/run-service.ts";
 
-if (!HAVE_PYTHON_PTY) console.warn("python3's pty module is absent: the terminal tests are skipped");
+if (!HAVE_PYTHON_PTY)
+  console.warn("python3's pty module is absent: the terminal tests are skipped");
 
 const homes: string[] = [];
 const newHome = () => {
