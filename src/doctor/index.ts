@@ -8,5 +8,6 @@ export { checkDatabase } from "./check-database.ts";
 export { checkHome } from "./check-home.ts";
 export { checkModelRecommendation, checkModels } from "./check-model.ts";
 export { checkModelPrivacy } from "./check-model-privacy.ts";
+export { checkWebhookToken } from "./check-webhook-token.ts";
 export { checkWorkspace } from "./check-workspace.ts";
 export { type CheckResult, type CheckStatus, formatCheck } from "./doctor-check.ts";

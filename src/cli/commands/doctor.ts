@@ -7,6 +7,7 @@ import {
   checkHome,
   checkModelPrivacy,
   checkModels,
+  checkWebhookToken,
   checkWorkspace,
   formatCheck,
 } from "../../doctor/index.ts";
@@ -37,6 +38,8 @@ export const doctorCommand: Command = {
       results.push(
         checkConsolePort({ host: config.server.host, port: config.server.port, home: ctx.home }),
       );
+      const webhooks = checkWebhookToken(config.channels, config.server.token);
+      if (webhooks) results.push(webhooks);
       results.push(...(await checkModels(config.models, ctx.paths.modelsDir)));
       results.push(checkModelPrivacy(config.models));
       try {
