@@ -20,7 +20,16 @@ export const SAMPLED_AREAS = [
   "memory",
   "scheduler",
 ] as const;
-export const AREAS = [...SAMPLED_AREAS, "agent", "system", "mqtt", "devices"] as const;
+export const AREAS = [
+  ...SAMPLED_AREAS,
+  "agent",
+  "system",
+  "mqtt",
+  "devices",
+  "doctor",
+  "cli",
+  "config",
+] as const;
 
 const mutantSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9-]+$/, "kebab-case id"),
