@@ -203,10 +203,11 @@ export const runCommand: Command = {
       });
     if (server.absent.length > 0)
       log.info("no loopback twin on this machine (that family is off)", { absent: server.absent });
-    const address = consoleLinkBase(server.host, server.port);
-    const also = server.addresses
-      .map((a) => listenUrl(a, server.port))
-      .filter((url) => url !== address);
+    // The addresses held, the configured one first (never `localhost`: a browser may send
+    // it to either family); the login link names 127.0.0.1 on loopback (consoleLinkBase).
+    const [first, ...rest] = server.addresses.map((a) => listenUrl(a, server.port));
+    const address = first ?? listenUrl(server.host, server.port);
+    const also = rest;
     // One line, on stdout (the journal gets it once).
     ctx.stdout.write(
       `clawbox ${VERSION} listening on ${address}${also.length > 0 ? ` (also ${also.join(", ")})` : ""}\n`,
@@ -219,7 +220,7 @@ export const runCommand: Command = {
     // stdout that is not a terminal) it would sit in the journal or a log file as an
     // owner session for whoever reads it first; there, say how to get one instead.
     if (ctx.stdout.isTerminal === true && !underSystemd(ctx.env)) {
-      const link = loginLink(address, issueTicket(login.secret));
+      const link = loginLink(consoleLinkBase(server.host, server.port), issueTicket(login.secret));
       ctx.stdout.write(`console: open ${link}\n`);
     } else {
       ctx.stdout.write(
