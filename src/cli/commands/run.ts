@@ -104,7 +104,7 @@ export const runCommand: Command = {
         "CLI_USAGE",
         `--host ${host}: server.token is required when listening beyond loopback`,
         {
-          hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
+          hint: "set a token (clawbox config token prints a random one), or bind to 127.0.0.1",
         },
       );
     }
