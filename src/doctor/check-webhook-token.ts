@@ -29,6 +29,6 @@ export function checkWebhookToken(
     name,
     status: "warn",
     message: `${paths.join(", ")} must be reached through a reverse proxy, and server.token is not set: a proxy that forwards more than these paths without a forwarding header gives the internet the local API`,
-    fix: "set server.token (clawbox config token prints one) and forward only these paths (docs/CHANNELS.md, \"Behind a reverse proxy\")",
+    fix: 'set server.token (clawbox config token prints one) and forward only these paths (docs/CHANNELS.md, "Behind a reverse proxy")',
   };
 }
