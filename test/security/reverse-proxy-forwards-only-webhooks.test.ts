@@ -30,7 +30,8 @@ const DOC = readFileSync(join(import.meta.dirname, "..", "..", "docs", "CHANNELS
 const SECTION = DOC.slice(DOC.indexOf("## Behind a reverse proxy"));
 /** The first fenced block of `lang` in the docs' section. */
 const snippet = (lang: string) => {
-  const match = new RegExp("```" + lang + "\\n([\\s\\S]*?)```").exec(SECTION);
+  const fence = "`".repeat(3);
+  const match = new RegExp(`${fence}${lang}\\n([\\s\\S]*?)${fence}`).exec(SECTION);
   if (!match?.[1]) throw new Error(`docs/CHANNELS.md has no ${lang} snippet`);
   return match[1];
 };
