@@ -131,11 +131,14 @@ export function describePortHolder(holder: PortHolder): string {
 
 /**
  * The addresses the console holds for `host`: itself, and on loopback its twin in the
- * other family (a browser may send `localhost` to 127.0.0.1 or to ::1).
+ * other family (a browser may send `localhost` to 127.0.0.1 or to ::1). Every IPv4
+ * interface (`0.0.0.0`) includes 127.0.0.1, so ::1 is held too; `::` takes both
+ * families itself.
  */
 export function addressesToHold(host: string): string[] {
   const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   if (bare === "localhost") return ["127.0.0.1", "::1"];
+  if (bare === "0.0.0.0") return ["0.0.0.0", "::1"];
   if (bare === "::1") return ["::1", "127.0.0.1"];
   if (/^127\.\d+\.\d+\.\d+$/.test(bare)) return [bare, "::1"];
   return [bare];
