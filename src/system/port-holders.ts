@@ -18,6 +18,8 @@ export interface PortHolder {
   pid?: number;
   /** The process's command name (`/proc/<pid>/comm`). */
   command?: string;
+  /** Its command line, arguments joined by spaces (`/proc/<pid>/cmdline`). */
+  commandLine?: string;
 }
 
 const LISTEN = "0A";
@@ -57,7 +59,7 @@ function userNames(): Map<number, string> {
 }
 
 /** pid and command of the process holding socket `inode`, when this user may see it. */
-function ownerOf(inode: string): { pid: number; command: string } | undefined {
+function ownerOf(inode: string): { pid: number; command: string; commandLine: string } | undefined {
   const target = `socket:[${inode}]`;
   let pids: string[];
   try {
@@ -79,10 +81,12 @@ function ownerOf(inode: string): { pid: number; command: string } | undefined {
         continue;
       }
       let command = "?";
+      let commandLine = "";
       try {
         command = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+        commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
       } catch {}
-      return { pid: Number(pid), command };
+      return { pid: Number(pid), command, commandLine };
     }
   }
   return undefined;
@@ -114,7 +118,9 @@ export function portHolders(port: number): PortHolder[] {
         port,
         uid,
         ...(user ? { user } : {}),
-        ...(owner ? { pid: owner.pid, command: owner.command } : {}),
+        ...(owner
+          ? { pid: owner.pid, command: owner.command, commandLine: owner.commandLine }
+          : {}),
       });
     }
   }

@@ -54,8 +54,9 @@ interface Squatter {
   child: ChildProcess;
 }
 
-async function squatOnIpv6Loopback(port = 0): Promise<Squatter> {
-  const [bin, ...args] = asLocalUser([PYTHON, "-c", SQUAT, String(port)]) as [string, ...string[]];
+async function squatOnIpv6Loopback(port = 0, sameUser = false): Promise<Squatter> {
+  const command = [PYTHON, "-c", SQUAT, String(port)];
+  const [bin, ...args] = (sameUser ? command : asLocalUser(command)) as [string, ...string[]];
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -126,6 +127,16 @@ describe.skipIf(!HAVE_PYTHON)("the console's port on both loopback families", ()
     expect(line).toContain(`[::1]:${squatter.port}`);
     expect(line).toContain("python3");
     expect(run.code).toBe(1);
+  }, 60_000);
+
+  it("`doctor` fails on a listener of the service's own user that is not the box", async () => {
+    const squatter = await squatOnIpv6Loopback(0, true);
+    squatters.push(squatter.child);
+    const home = homeWith({ server: { port: squatter.port } });
+    homes.push(home);
+    const run = await spawnCli(["doctor"], { CLAWBOX_HOME: home, CLAWBOX_CONFIG: "" });
+    const line = run.stdout.split("\n").find((l) => l.includes("console port")) ?? "";
+    expect(line).toMatch(/^fail.*python3/);
   }, 60_000);
 
   describe("while the box runs on 127.0.0.1", () => {
