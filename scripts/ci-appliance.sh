@@ -75,13 +75,15 @@ else
     check "conffile /etc/clawbox/clawbox.json" sh -c 'dpkg-query -W -f="\${Conffiles}" clawbox | grep -q /etc/clawbox/clawbox.json'
     check "service config check as clawbox" su -s /bin/sh clawbox -c \
       'CLAWBOX_HOME=/var/lib/clawbox CLAWBOX_CONFIG=/etc/clawbox/clawbox.json clawbox config check >/dev/null'
-    if systemd-analyze verify /usr/lib/systemd/system/clawbox.service >/tmp/clawbox-ci-verify.log 2>&1 &&
-      ! grep -q clawbox /tmp/clawbox-ci-verify.log; then pass "systemd-analyze verify clawbox.service"; else
-      cat /tmp/clawbox-ci-verify.log; fail "systemd-analyze verify clawbox.service"
+    if systemd-analyze verify /usr/lib/systemd/system/clawbox.service /usr/lib/systemd/system/clawbox.socket \
+      >/tmp/clawbox-ci-verify.log 2>&1 &&
+      ! grep -q clawbox /tmp/clawbox-ci-verify.log; then pass "systemd-analyze verify clawbox.service clawbox.socket"; else
+      cat /tmp/clawbox-ci-verify.log; fail "systemd-analyze verify clawbox.service clawbox.socket"
     fi
     if dpkg -P clawbox >>/tmp/clawbox-ci-dpkg.log 2>&1; then pass "dpkg -P clawbox"; else fail "dpkg -P clawbox"; fi
     left=$(ls -d /usr/bin/clawbox /usr/lib/clawbox /etc/clawbox /var/lib/clawbox \
-      /usr/lib/systemd/system/clawbox.service /etc/systemd/system/multi-user.target.wants/clawbox.service 2>/dev/null)
+      /usr/lib/systemd/system/clawbox.service /etc/systemd/system/multi-user.target.wants/clawbox.service \
+      /usr/lib/systemd/system/clawbox.socket /etc/systemd/system/sockets.target.wants/clawbox.socket 2>/dev/null)
     getent passwd clawbox >/dev/null && left="$left user:clawbox"
     if [ -z "$left" ]; then pass "purge leaves nothing behind"; else fail "purge left: $left"; fi
   else

@@ -2,7 +2,7 @@
 # Builds the Debian package dist/clawbox_<version>_<amd64|arm64>.deb with dpkg-deb:
 #   /usr/bin/clawbox                       the binary
 #   /usr/lib/clawbox/{lib,skills,docs,models} native parts, bundled skills, docs, model manifest
-#   /usr/lib/systemd/system/clawbox.service
+#   /usr/lib/systemd/system/clawbox.service, clawbox.socket (the port, held across restarts)
 #   /etc/clawbox/clawbox.json              default config (conffile: local edits survive upgrades)
 #   /var/lib/clawbox                       state, owned by the `clawbox` system user (postinst)
 # Maintainer scripts live in systemd/debian/.
@@ -21,7 +21,7 @@ mkdir -p "$stage/DEBIAN" "$stage/usr/bin" "$stage/usr/lib/clawbox" "$stage/usr/l
 cp "$dist/clawbox-linux-$arch" "$stage/usr/bin/clawbox"
 cp -r "$dist/lib/linux-$arch" "$stage/usr/lib/clawbox/lib"
 cp -r "$dist/skills" "$dist/docs" "$dist/models" "$stage/usr/lib/clawbox/"
-cp "$root/systemd/clawbox.service" "$stage/usr/lib/systemd/system/"
+cp "$root/systemd/clawbox.service" "$root/systemd/clawbox.socket" "$stage/usr/lib/systemd/system/"
 cp "$root/systemd/clawbox.json" "$stage/etc/clawbox/clawbox.json"
 [ -f "$root/README.md" ] && cp "$root/README.md" "$stage/usr/share/doc/clawbox/"
 cat > "$stage/usr/share/doc/clawbox/copyright" <<COPYRIGHT

@@ -28,12 +28,11 @@ box.stdout?.on("data", (d) => {
 
 try {
   const deadline = Date.now() + 30_000;
-  while (!/console: open (\S+)/.test(out)) {
+  while (!/listening on (\S+)/.test(out)) {
     if (Date.now() > deadline) throw new Error(`clawbox run did not start:\n${out}`);
     await Bun.sleep(50);
   }
-  const link = /console: open (\S+)/.exec(out)?.[1] ?? "";
-  const base = new URL(link).origin;
+  const base = /listening on (\S+)/.exec(out)?.[1] ?? "";
   /** Bytes on the wire (not unzipped) and unzipped bytes. */
   const fetchSize = async (url: string) => {
     const res = await fetch(url, {

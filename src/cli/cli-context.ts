@@ -17,6 +17,8 @@ import {
 
 export interface Output {
   write(text: string): void;
+  /** The stream is a terminal (a person reads it, not the journal or a file). */
+  isTerminal?: boolean;
 }
 
 export interface CliContext {

@@ -136,7 +136,7 @@ if (import.meta.main) {
   const stdout = writerQuietOnClosedPipe(process.stdout);
   const stderr = writerQuietOnClosedPipe(process.stderr);
   const code = await main(process.argv.slice(2), {
-    stdout: { write: stdout },
+    stdout: { write: stdout, isTerminal: process.stdout.isTTY === true },
     stderr: { write: stderr },
     env: process.env,
   });

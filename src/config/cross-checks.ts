@@ -10,6 +10,7 @@ import { Cron } from "croner";
 import { errorMessage, isClawboxError } from "../errors/index.ts";
 import { checkSessionKey, createSessionResolver } from "../sessions/index.ts";
 import type { ClawboxConfig } from "./schema.ts";
+import { weakTokenReason } from "./token-strength.ts";
 
 export interface CrossIssue {
   path: string;
@@ -121,15 +122,23 @@ export function crossCheckConfig(view: CrossCheckView): CrossIssue[] {
     issues.push({
       path: "server.token",
       message: `required when server.host is ${view.host}`,
-      hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
+      hint: "set a token (clawbox config token prints a random one), or bind to 127.0.0.1",
       related: ["server.host"],
     });
   } else if (view.openaiApi && !view.token) {
     issues.push({
       path: "server.token",
       message: "required when server.openaiApi.enabled is true (its clients authenticate with it)",
-      hint: "set a token of at least 16 characters, or turn server.openaiApi.enabled off",
+      hint: "set a token (clawbox config token prints a random one), or turn server.openaiApi.enabled off",
       related: ["server.openaiApi.enabled"],
+    });
+  }
+  const weak = view.token === undefined ? undefined : weakTokenReason(view.token);
+  if (weak) {
+    issues.push({
+      path: "server.token",
+      message: `the token ${weak}`,
+      hint: "use a random one: clawbox config token",
     });
   }
   const { cron, timezone } = view.dreaming;

@@ -55,4 +55,5 @@ export type {
   ToolProfile,
   ToolsConfig,
 } from "./sections/tools.ts";
+export { generateToken } from "./token-strength.ts";
 export { type WatchConfigFileOptions, watchConfigFile } from "./watch-config-file.ts";

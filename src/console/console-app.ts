@@ -9,8 +9,6 @@
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { getConnInfo } from "hono/bun";
-import ipaddr from "ipaddr.js";
 import { registerChannelRoutes } from "./api-channels.ts";
 import { MAX_CHAT_BODY_BYTES, registerChatRoutes } from "./api-chat.ts";
 import { registerContextRoutes } from "./api-context.ts";
@@ -22,6 +20,7 @@ import { registerReminderRoutes } from "./api-reminders.ts";
 import { registerSessionRoutes } from "./api-sessions.ts";
 import { registerStatusRoutes } from "./api-status.ts";
 import { registerWorkspaceRoutes } from "./api-workspace.ts";
+import { clientKey } from "./client-address.ts";
 import { assetUrl, type ConsoleAsset, consoleAssets } from "./console-assets.ts";
 import { ConsoleAuth, type LoginOutcome, SESSION_HEADER } from "./console-auth.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -32,22 +31,6 @@ import { appShell, loggedInPage, loginPage } from "./page-shell.ts";
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Every console API body but a chat turn's (which may carry images). */
 const MAX_API_BODY_BYTES = 256 * 1024;
-
-/**
- * The client's address as the login limit counts it: one spelling per address, so
- * `::ffff:127.0.0.1` and `127.0.0.1` are the same client.
- */
-function clientAddress(c: Parameters<typeof getConnInfo>[0]): string {
-  let address: string | undefined;
-  try {
-    address = getConnInfo(c).remote.address;
-  } catch {
-    return "unknown";
-  }
-  if (!address) return "unknown";
-  const bare = address.replace(/%.*$/, "");
-  return ipaddr.isValid(bare) ? ipaddr.process(bare).toNormalizedString() : address;
-}
 
 /** Typed login secrets are short; a form with one field never needs more. */
 const LOGIN_BODY_BYTES = 4 * 1024;
@@ -140,7 +123,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     }
     return answerLogin(
       c,
-      auth.redeem(ticket, clientAddress(c)),
+      auth.redeem(ticket, clientKey(c)),
       "This login link is not valid (used, expired, or from before a restart). Run clawbox console url on the box for a new one.",
     );
   });
@@ -149,7 +132,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.post(
     "/console/login",
     async (c, next) => {
-      const wait = auth.retryAfterSeconds(clientAddress(c));
+      const wait = auth.retryAfterSeconds(clientKey(c));
       return wait > 0 ? lockedOut(c, wait) : next();
     },
     bodyLimit({ maxSize: LOGIN_BODY_BYTES, onError: tooLarge }),
@@ -158,7 +141,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       // `token` is the field's earlier name (scripts that log in with server.token).
       const typed = form.secret ?? form.token;
       const secret = typeof typed === "string" ? typed.trim() : "";
-      return answerLogin(c, auth.login(secret, clientAddress(c)), "Wrong secret.");
+      return answerLogin(c, auth.login(secret, clientKey(c)), "Wrong secret.");
     },
   );
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PROXIED_CLIENT } from "./client-address.ts";
 import { ConsoleAuth } from "./console-auth.ts";
 import { issueTicket, TICKET_TTL_MS, type TicketClock, TicketVerifier } from "./login-ticket.ts";
 
@@ -48,6 +49,16 @@ describe("console auth", () => {
     expect(auth.login(SECRET, "10.0.0.10").ok).toBe(true);
     now += 10 * 60 * 1000 + 1;
     expect(auth.login(SECRET, "10.0.0.9").ok).toBe(true);
+  });
+
+  it("counts failures through a reverse proxy apart: they never lock the owner's direct login, nor all clients", () => {
+    const auth = new ConsoleAuth({ secrets: [SECRET] });
+    // 60 failures through proxies at 12 addresses (each proxy's clients arrive from it).
+    for (let i = 0; i < 60; i++)
+      auth.login(`guess-${i}-xxxxxxxxxx`, `${PROXIED_CLIENT}10.0.1.${i % 12}`);
+    expect(auth.login(SECRET, `${PROXIED_CLIENT}10.0.1.0`)).toMatchObject({ limited: true });
+    expect(auth.login(SECRET, "127.0.0.1").ok).toBe(true);
+    expect(auth.login(SECRET, "10.0.0.10").ok).toBe(true);
   });
 
   it("expires sessions", () => {

@@ -1,5 +1,7 @@
 /** The web console (issue 15): pages for chat, sessions, context, memory, models and status. */
+export { clientKey, PROXIED_CLIENT, proxyHeaderOf } from "./client-address.ts";
 export type { ConsoleAgent, ConsoleDeps, StatusSource } from "./console-deps.ts";
+export { LoginRateLimit } from "./login-rate-limit.ts";
 export {
   ensureLoginSecret,
   generateLoginSecret,

@@ -91,12 +91,17 @@ export class TicketVerifier {
 
 const WILDCARD = new Set(["", "0.0.0.0", "::", "[::]"]);
 
+/** Names of loopback that a browser may resolve to either family: links never use them. */
+const LOOPBACK_NAMES = new Set(["localhost", "::1"]);
+
 /**
  * The console's address for a browser on the box itself: the bound address, or
- * 127.0.0.1 when the server listens on every interface.
+ * 127.0.0.1 when the server listens on every interface or on `localhost`/`::1` (the
+ * box holds both loopback families, and a link names the one address, never
+ * `localhost`, which a browser may send to either; docs/SECURITY.md).
  */
 export function consoleLinkBase(host: string, port: number): string {
-  const bare = host.replace(/^\[(.*)\]$/, "$1");
-  const local = WILDCARD.has(bare) ? "127.0.0.1" : bare;
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const local = WILDCARD.has(bare) || LOOPBACK_NAMES.has(bare) ? "127.0.0.1" : bare;
   return `http://${local.includes(":") ? `[${local}]` : local}:${port}`;
 }

@@ -4,9 +4,11 @@
  */
 export { checkBackups } from "./check-backups.ts";
 export { checkConfig } from "./check-config.ts";
+export { checkConsolePort } from "./check-console-port.ts";
 export { checkDatabase } from "./check-database.ts";
 export { checkHome } from "./check-home.ts";
 export { checkModelRecommendation, checkModels } from "./check-model.ts";
 export { checkModelPrivacy } from "./check-model-privacy.ts";
+export { checkWebhookToken } from "./check-webhook-token.ts";
 export { checkWorkspace } from "./check-workspace.ts";
 export { type CheckResult, type CheckStatus, formatCheck } from "./doctor-check.ts";

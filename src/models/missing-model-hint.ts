@@ -51,7 +51,7 @@ export function noModelNotice(
   primary: { kind: string; path?: string | undefined } | undefined,
 ): string | undefined {
   if (primary?.kind !== "local") return undefined;
-  const page = "the console's Models page (open the link above, then Models)";
+  const page = "the console's Models page (log in, then Models)";
   if (!primary.path) {
     return `no chat model yet: pull one on ${page}, or run: clawbox models pull --recommended`;
   }

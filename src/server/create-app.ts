@@ -2,7 +2,8 @@
  * The hono app: health, the chat API (the same path as `clawbox chat`), channel
  * webhooks and the OpenAI-compatible API under /v1 (off by default). Guards, each in its own file so the web console can compose with them:
  * Host/Origin same-host check (every route but webhooks, which carry a platform
- * signature), the owner token on /api/*, JSON-only bodies, a body size limit. Errors are
+ * signature), no proxied requests without a token (the same routes), the owner token on
+ * /api/* (wrong ones limited per client), JSON-only bodies, a body size limit. Errors are
  * JSON `{error: {code, message}}` (OpenAI's `{error: {message, type, code}}` under /v1),
  * never stacks or plain text.
  */
@@ -11,6 +12,7 @@ import { HTTPException } from "hono/http-exception";
 import { type ConsoleDeps, mountConsole } from "../console/index.ts";
 import type { SessionResolver } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
+import { createBearerFailures } from "./bearer-failures.ts";
 import { limitBody } from "./body-size-limit.ts";
 import type { ChatBackend } from "./chat-backend.ts";
 import { mountChatRoute } from "./chat-route.ts";
@@ -19,6 +21,7 @@ import { requireJsonBody } from "./json-content-type.ts";
 import { jsonError } from "./json-error.ts";
 import { capsOwnBody, mountOpenAiApi, openAiErrorShape } from "./openai-api/mount-openai-api.ts";
 import { ownerToken } from "./owner-token.ts";
+import { refuseProxiedWithoutToken } from "./proxy-guard.ts";
 
 export interface AppDeps {
   backend: ChatBackend;
@@ -59,6 +62,8 @@ const CONSOLE_PATH = /^\/(console(\/|$)|$)/;
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const openaiApi = { enabled: deps.openaiApi?.enabled === true };
+  // One count of wrong bearer tokens for /api and /v1 together.
+  const bearerFailures = createBearerFailures(deps.logger.child("auth"));
   // Before every guard: OpenAI clients get their refusals in OpenAI's shape.
   app.use("/v1/*", openAiErrorShape);
 
@@ -75,6 +80,9 @@ export function createApp(deps: AppDeps): Hono {
     allowedHosts: deps.allowedHosts ?? [],
   });
   app.use("*", async (c, next) => (WEBHOOK_PATH.test(c.req.path) ? next() : sameHost(c, next)));
+  // Through a reverse proxy only the webhooks, unless a token guards the rest.
+  const proxied = refuseProxiedWithoutToken(deps.token);
+  app.use("*", async (c, next) => (WEBHOOK_PATH.test(c.req.path) ? next() : proxied(c, next)));
   // Every body is capped before anything reads it. The console caps its own routes (the
   // login form after its rate limit, the API after its login check), so an
   // unauthenticated client can never make it buffer a chat turn's larger allowance. The
@@ -114,7 +122,7 @@ export function createApp(deps: AppDeps): Hono {
 
   if (deps.console) mountConsole(app, deps.console);
 
-  app.use("/api/*", ownerToken(deps.token), requireJsonBody());
+  app.use("/api/*", ownerToken(deps.token, { failures: bearerFailures }), requireJsonBody());
   mountChatRoute(app, {
     backend: deps.backend,
     sessions: deps.sessions,
@@ -123,6 +131,7 @@ export function createApp(deps: AppDeps): Hono {
   mountOpenAiApi(app, {
     ...openaiApi,
     token: deps.token,
+    failures: bearerFailures,
     backend: deps.backend,
     sessions: deps.sessions,
     keepAliveMs: deps.keepAliveMs ?? 15_000,

@@ -10,3 +10,4 @@ export type {
   ChatBackendResult,
 } from "./chat-backend.ts";
 export { type AppDeps, type ChannelRoutes, createApp } from "./create-app.ts";
+export { type Listening, listenHttp } from "./listen.ts";

@@ -2,9 +2,11 @@
  * The owner's bearer token (`server.token`). When configured, every /api/* request must
  * carry it (401 in JSON otherwise), and a request that does is the owner's. The
  * comparison takes the same time whatever the token, so it leaks nothing by timing.
+ * Wrong tokens are logged and limited per client (bearer-failures.ts): a guesser gets 429.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
+import type { BearerFailures } from "./bearer-failures.ts";
 import { jsonError } from "./json-error.ts";
 
 declare module "hono" {
@@ -26,6 +28,8 @@ export interface OwnerTokenOptions {
    * owner's), instead of letting it through as a tokenless client.
    */
   required?: boolean;
+  /** Counts, logs and limits wrong tokens (one instance for every route family). */
+  failures?: BearerFailures;
 }
 
 /** Requires `Authorization: Bearer <token>`; undefined token = no check (loopback only). */
@@ -45,8 +49,20 @@ export function ownerToken(
     }
     if (!token) return next();
     const header = c.req.header("authorization") ?? "";
+    // Checked before the token: a locked-out guesser learns nothing, a right guess included.
+    const wait = header ? (options.failures?.retryAfterSeconds(c) ?? 0) : 0;
+    if (wait > 0) {
+      return jsonError(
+        c,
+        429,
+        "HTTP_TOO_MANY_REQUESTS",
+        `too many wrong bearer tokens from this client; try again in ${wait} s`,
+        { "Retry-After": String(wait) },
+      );
+    }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1] || !sameToken(match[1], token)) {
+      if (header) options.failures?.refused(c);
       return jsonError(
         c,
         401,
@@ -57,6 +73,7 @@ export function ownerToken(
         { "WWW-Authenticate": 'Bearer realm="clawbox"' },
       );
     }
+    options.failures?.accepted(c);
     c.set("clawboxOwner", true);
     return next();
   };

@@ -32,6 +32,14 @@ export { importNative, type NativeModuleName, nativeModulePath } from "./native-
 export { nearestWord } from "./nearest-word.ts";
 export { type DumpableResult, makeNonDumpable } from "./non-dumpable.ts";
 export { type HomePaths, homePaths, resolveHome } from "./paths.ts";
+export {
+  addressesToHold,
+  blocks,
+  describePortHolder,
+  hostForUrl,
+  type PortHolder,
+  portHolders,
+} from "./port-holders.ts";
 export { processAlive } from "./process-alive.ts";
 export { collectSecrets, redact } from "./redact.ts";
 export { type RuntimeLayout, runtimeLayout } from "./runtime-layout.ts";

@@ -39,7 +39,7 @@ describe("clawbox config check", () => {
       `${file}: server.port: must be a number, not a string`,
       `${file}: agent.maxConcurrent: must be a number, not a string`,
       `${file}: models.primary: "qwen" is not in models.providers (use one of "local", or add a provider with that id)`,
-      `${file}: server.token: required when server.host is 0.0.0.0 (set a token of at least 16 characters, or bind to 127.0.0.1)`,
+      `${file}: server.token: required when server.host is 0.0.0.0 (set a token (clawbox config token prints a random one), or bind to 127.0.0.1)`,
     ]);
   });
 

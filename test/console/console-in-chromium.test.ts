@@ -21,6 +21,7 @@ import {
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
 import { writeTinyGguf } from "../fixtures/tiny-gguf.ts";
+import { consoleUrl } from "../support/console-session.ts";
 import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -218,8 +219,8 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
     await expect(page.locator("body").getAttribute("data-session")).resolves.toBeNull();
   });
 
-  it("logs a second browser in once through the one-time link printed at start", async () => {
-    const link = /console: open (http:\/\/\S+)/.exec(output)?.[1] ?? "";
+  it("logs a second browser in once through a one-time link from `clawbox console url`", async () => {
+    const link = await consoleUrl(home, base);
     expect(link).toContain("/console/login?ticket=");
     const other = await browser.newContext({ viewport: { width: 390, height: 844 } });
     try {

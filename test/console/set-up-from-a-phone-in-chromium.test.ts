@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PAGES } from "../../src/console/page-shell.ts";
 import { openaiText, type ScriptedServer, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { FakeQqPlatform, waitUntil } from "../fakes/qq-platform.ts";
+import { consoleUrl } from "../support/console-session.ts";
 import { CLAWBOX_BIN } from "../support/spawn-cli.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -316,7 +317,7 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
     );
     expect(login.page).toBeLessThanOrEqual(login.window);
     await wide.screenshot({ path: join(SHOTS, "login-1280.png") });
-    const link = /console: open (http:\/\/\S+)/.exec(output)?.[1] ?? "";
+    const link = await consoleUrl(home, base);
     await wide.goto(link);
     await wide.waitForSelector("#chat-input");
     for (const [p, width] of [

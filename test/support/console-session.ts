@@ -40,3 +40,18 @@ export async function consoleLogin(url: string, secret: string): Promise<Console
       }),
   };
 }
+
+/**
+ * A fresh one-time login link from `clawbox console url` for the box on `base` (the
+ * service prints none unless its stdout is a terminal: docs/SECURITY.md).
+ */
+export async function consoleUrl(home: string, base: string): Promise<string> {
+  const { spawnCli } = await import("./spawn-cli.ts");
+  const port = new URL(base).port;
+  const run = await spawnCli(["console", "url", "--port", port], {
+    CLAWBOX_HOME: home,
+    CLAWBOX_CONFIG: "",
+  });
+  expect(run.code).toBe(0);
+  return run.stdout.trim();
+}

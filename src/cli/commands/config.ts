@@ -1,6 +1,10 @@
-/** `clawbox config check|show|path`: validate the configuration without starting anything. */
+/**
+ * `clawbox config check|show|path|token`: validate the configuration without starting
+ * anything; `token` prints a random `server.token` (the docs show this command, never a
+ * literal token: a copied example is known to everyone).
+ */
 
-import { type ConfigIssue, formatIssue } from "../../config/index.ts";
+import { type ConfigIssue, formatIssue, generateToken } from "../../config/index.ts";
 import { isClawboxError } from "../../errors/index.ts";
 import { collectSecrets, redact } from "../../system/index.ts";
 import type { Command } from "../command.ts";
@@ -10,15 +14,20 @@ const NONE = { options: {}, positionals: false } as const;
 
 export const configCommand: Command = {
   name: "config",
-  args: { subcommands: { check: NONE, show: NONE, path: NONE } },
+  args: { subcommands: { check: NONE, show: NONE, path: NONE, token: NONE } },
   usage: [
-    "Usage: clawbox config <check|show|path>",
+    "Usage: clawbox config <check|show|path|token>",
     "  check   validate clawbox.json; exit 0 when valid, 2 with every error listed",
     "  show    print the effective configuration (defaults applied, secrets redacted)",
     "  path    print the config file path",
+    "  token   print a new random token for server.token (256 bits; nothing is written)",
   ].join("\n"),
   async run(ctx, args) {
     const sub = args[0];
+    if (sub === "token") {
+      ctx.stdout.write(`${generateToken()}\n`);
+      return EXIT.ok;
+    }
     if (sub === "path") {
       ctx.stdout.write(`${ctx.paths.configFile}\n`);
       return EXIT.ok;

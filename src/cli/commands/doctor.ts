@@ -3,10 +3,12 @@ import {
   type CheckResult,
   checkBackups,
   checkConfig,
+  checkConsolePort,
   checkDatabase,
   checkHome,
   checkModelPrivacy,
   checkModels,
+  checkWebhookToken,
   checkWorkspace,
   formatCheck,
 } from "../../doctor/index.ts";
@@ -34,6 +36,11 @@ export const doctorCommand: Command = {
     if (configResult.status !== "fail") {
       const { config } = ctx.config();
       results.push(...checkWorkspace(ctx.resolvedPaths().workspace));
+      results.push(
+        checkConsolePort({ host: config.server.host, port: config.server.port, home: ctx.home }),
+      );
+      const webhooks = checkWebhookToken(config.channels, config.server.token);
+      if (webhooks) results.push(webhooks);
       results.push(...(await checkModels(config.models, ctx.paths.modelsDir)));
       results.push(checkModelPrivacy(config.models));
       try {

@@ -24,7 +24,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "config",
-    summary: "check, show or locate the configuration",
+    summary: "check, show or locate the configuration; make a token",
     load: async () => (await import("./config.ts")).configCommand,
   },
   {

@@ -13,9 +13,9 @@ import {
   loginLink,
   TicketVerifier,
 } from "../../console/index.ts";
-import { ClawboxError, errorMessage } from "../../errors/index.ts";
+import { ClawboxError } from "../../errors/index.ts";
 import { noModelNotice } from "../../models/index.ts";
-import { createApp } from "../../server/index.ts";
+import { createApp, type Listening, listenHttp } from "../../server/index.ts";
 import { makeNonDumpable, useServiceJitPolicy } from "../../system/index.ts";
 import { startAutoBackups } from "../auto-backups.ts";
 import type { Command } from "../command.ts";
@@ -39,6 +39,11 @@ async function startMqtt(runtime: Runtime, home: string) {
   });
   void bridge.start();
   return bridge;
+}
+
+/** Started by systemd: its journal keeps stdout (`INVOCATION_ID`, `JOURNAL_STREAM`). */
+function underSystemd(env: Record<string, string | undefined>): boolean {
+  return Boolean(env.INVOCATION_ID || env.JOURNAL_STREAM);
 }
 
 /** How long a stop waits for responses still being written after the drain. */
@@ -100,7 +105,7 @@ export const runCommand: Command = {
         "CLI_USAGE",
         `--host ${host}: server.token is required when listening beyond loopback`,
         {
-          hint: "set a token of at least 16 characters, or bind to 127.0.0.1",
+          hint: "set a token (clawbox config token prints a random one), or bind to 127.0.0.1",
         },
       );
     }
@@ -176,30 +181,53 @@ export const runCommand: Command = {
         },
       },
     });
-    let server: ReturnType<typeof Bun.serve>;
+    // On loopback, both families (127.0.0.1 and ::1); under systemd, clawbox.socket's
+    // sockets, which systemd keeps across restarts (src/server/listen.ts).
+    let server: Listening;
     try {
-      server = Bun.serve({ hostname: host, port, fetch: app.fetch, idleTimeout: 255 });
+      server = await listenHttp({
+        host,
+        port,
+        fetch: app.fetch,
+        idleTimeout: 255,
+        env: ctx.env,
+        home: ctx.home,
+      });
     } catch (error) {
       await runtime.close();
-      throw new ClawboxError(
-        "CONFIG_INVALID",
-        `cannot listen on ${host}:${port}: ${errorMessage(error)}`,
-        {
-          hint: "choose another port with --port or server.port",
-        },
-      );
+      throw error;
     }
-    const address = listenUrl(host, server.port ?? port);
+    if (server.from === "systemd" && server.port !== config.server.port)
+      log.warn("the port comes from clawbox.socket, not server.port", {
+        socket: server.port,
+        serverPort: config.server.port,
+      });
+    if (server.absent.length > 0)
+      log.info("no loopback twin on this machine (that family is off)", { absent: server.absent });
+    // The addresses held, the configured one first (never `localhost`: a browser may send
+    // it to either family); the login link names 127.0.0.1 on loopback (consoleLinkBase).
+    const [first, ...rest] = server.addresses.map((a) => listenUrl(a, server.port));
+    const address = first ?? listenUrl(server.host, server.port);
+    const also = rest;
     // One line, on stdout (the journal gets it once).
-    ctx.stdout.write(`clawbox ${VERSION} listening on ${address}\n`);
+    ctx.stdout.write(
+      `clawbox ${VERSION} listening on ${address}${also.length > 0 ? ` (also ${also.join(", ")})` : ""}\n`,
+    );
     runtime.notifier.ready(`listening on ${address}`);
     // Hot code stays interpreted (src/system/jit-policy.ts). The compiled binary started
     // that way; from source, the policy takes effect here.
     useServiceJitPolicy();
-    // After READY: a one-time link for this machine's browser (valid 10 minutes once;
-    // `clawbox console url` makes more).
-    const link = loginLink(consoleLinkBase(host, server.port ?? port), issueTicket(login.secret));
-    ctx.stdout.write(`console: open ${link}\n`);
+    // After READY: a one-time login link, only to a terminal. Under systemd (or any
+    // stdout that is not a terminal) it would sit in the journal or a log file as an
+    // owner session for whoever reads it first; there, say how to get one instead.
+    if (ctx.stdout.isTerminal === true && !underSystemd(ctx.env)) {
+      const link = loginLink(consoleLinkBase(server.host, server.port), issueTicket(login.secret));
+      ctx.stdout.write(`console: open ${link}\n`);
+    } else {
+      ctx.stdout.write(
+        "console: for a one-time login link run `clawbox console url` as the service's user\n",
+      );
+    }
     const notice = noModelNotice(config.models.providers[config.models.primary]);
     if (notice) ctx.stdout.write(`${notice}\n`);
     // Reminders for Home Assistant (an owner) go out as MQTT events once the bridge runs.
@@ -230,7 +258,7 @@ export const runCommand: Command = {
         stopConfigWatch();
         stopBackups();
         // No new connections; open ones (a running reply) finish or are closed below.
-        serverStopped = server.stop();
+        serverStopped = server.stop(false);
       },
       idle: () => runtime.agent.idle(),
       close: async () => {

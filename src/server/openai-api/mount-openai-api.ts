@@ -10,6 +10,7 @@
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { SessionResolver } from "../../sessions/index.ts";
+import type { BearerFailures } from "../bearer-failures.ts";
 import { limitBody } from "../body-size-limit.ts";
 import type { ChatBackend } from "../chat-backend.ts";
 import { requireJsonBody } from "../json-content-type.ts";
@@ -26,6 +27,8 @@ export interface OpenAiApiDeps {
   enabled: boolean;
   /** `server.token`: required for every request. */
   token: string | undefined;
+  /** Wrong tokens counted with /api's (bearer-failures.ts). */
+  failures?: BearerFailures;
   backend: ChatBackend;
   sessions: SessionResolver;
   keepAliveMs: number;
@@ -60,7 +63,7 @@ export function mountOpenAiApi(app: Hono, deps: OpenAiApiDeps): void {
     loaded ??= import("./openai-routes.ts").then((m) => m.createOpenAiRoutes(deps));
     return loaded;
   };
-  app.use("/v1/*", ownerToken(deps.token, { required: true }));
+  app.use("/v1/*", ownerToken(deps.token, { required: true, failures: deps.failures }));
   app.use(OPENAI_CHAT_PATH, requireJsonBody(), limitBody(MAX_CHAT_COMPLETION_BYTES));
   app.post(OPENAI_CHAT_PATH, async (c) => (await routes()).chatCompletions(c));
   app.get("/v1/models", async (c) => (await routes()).models(c));

@@ -17,6 +17,7 @@ const OPENAI_KIND: Record<HttpErrorCode, { type: string; code: string }> = {
   HTTP_METHOD_NOT_ALLOWED: { type: "invalid_request_error", code: "method_not_allowed" },
   HTTP_BODY_TOO_LARGE: { type: "invalid_request_error", code: "request_too_large" },
   HTTP_UNSUPPORTED_MEDIA_TYPE: { type: "invalid_request_error", code: "unsupported_media_type" },
+  HTTP_TOO_MANY_REQUESTS: { type: "rate_limit_error", code: "rate_limit_exceeded" },
   INTERNAL: { type: "server_error", code: "internal_error" },
 };
 
