@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import { ownText } from "../context/index.ts";
 import { isClawboxError } from "../errors/index.ts";
 import type { Message, TranscriptEntry } from "../messages/index.ts";
+import { describePrincipal } from "../sessions/index.ts";
 import { exportSessionJsonl, type SessionRow } from "../store/index.ts";
 import { consoleSender, consoleSessionKey, defaultConsoleSession } from "./api-chat.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -116,6 +117,9 @@ export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
             chatType: "direct",
           }).ok ?? true,
         chatType: s.chatType,
+        // Who it belongs to, in words ("the owner", "qq:…"): two rows with one key (a
+        // stranger's session, then the owner's after pairing) are told apart by it.
+        belongsTo: describePrincipal(deps.sessions.principalOfSession(s)),
         messageCount: s.messageCount,
         entryCount: s.entryCount,
         compactionCount: s.compactionCount,
