@@ -72,7 +72,10 @@ function showMessage(base: ShownEntry, message: Message): ShownEntry {
     shown.toolName = message.toolName;
     shown.isError = message.isError;
   }
-  if (message.role === "assistant" && message.errorMessage) shown.error = message.errorMessage;
+  // A failed turn reads as it did live: the plain words it was stored with (turns stored
+  // before those words were kept show the technical message).
+  if (message.role === "assistant" && (message.errorText || message.errorMessage))
+    shown.error = message.errorText || message.errorMessage;
   return shown;
 }
 

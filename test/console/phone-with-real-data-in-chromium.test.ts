@@ -37,6 +37,8 @@ const QQ_GUEST = "0F9E8D7C6B5A49382716A5B4C3D2E1F0";
 const WECOM_USER = "zhangxiaoming_family_account_2026_living_room_tablet_0123456789ab";
 const BOT = { botId: "aibot-home-0123456789abcdef", secret: "bot-secret-123456" };
 const WIDTHS = [390, 1280] as const;
+/** A message the fake model refuses (HTTP 401), so its turn fails. */
+const REFUSED = "请帮我查一下门廊摄像头的录像（这条会失败）";
 
 describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", () => {
   let home: string;
@@ -64,13 +66,34 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     await p.waitForLoadState("networkidle");
   };
 
+  /** The whole page, and a tall page also in window-high parts (to look at them closely). */
+  const shoot = async (p: Page, name: string) => {
+    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    const height = await p.evaluate(() => document.documentElement.scrollHeight);
+    const { width, height: step } = p.viewportSize() ?? { width: 390, height: 844 };
+    if (height <= 1500) return;
+    for (let y = 0, part = 1; y < height; y += step, part++)
+      await p.screenshot({
+        path: join(SHOTS, `${name}-part${part}.png`),
+        fullPage: true,
+        clip: { x: 0, y, width, height: Math.min(step, height - y) },
+      });
+  };
+
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     home = mkdtempSync(join(tmpdir(), "clawbox-real-data-"));
     qq = new FakeQqPlatform().start();
     bot = startFakeBotServer(BOT);
-    model = await startFakeOpenAI(() =>
-      openaiText("好的，明天早上七点我会提醒您把垃圾拿出去。还有别的需要帮忙的吗？"),
+    // A refused key (both providers) for one message: the turn fails (item 8).
+    model = await startFakeOpenAI((request) =>
+      JSON.stringify(request.body.messages ?? "").includes(REFUSED)
+        ? {
+            kind: "status",
+            status: 401,
+            body: { error: { message: "Incorrect API key provided: sk-test-no**********t-1" } },
+          }
+        : openaiText("好的，明天早上七点我会提醒您把垃圾拿出去。还有别的需要帮忙的吗？"),
     );
     configFile = join(home, "clawbox.json");
     writeFileSync(
@@ -191,7 +214,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       expect(all).toContain("on qq");
       expect(all).toContain("on wecom-bot");
       expect(await layoutProblems(p), `owners at ${width} px`).toEqual([]);
-      await p.screenshot({ path: join(SHOTS, `owners-pending-${width}.png`), fullPage: true });
+      await shoot(p, `owners-pending-${width}`);
     }
     // Approve the mother from the phone: the button is where a thumb reaches it.
     const phone = pageAt(390);
@@ -200,12 +223,17 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     await expect
       .poll(() => phone.locator("#owners-result").textContent())
       .toContain(`qq:${QQ_MOTHER} is now an owner`);
+    await waitUntil(
+      () => sentTo(QQ_MOTHER).some((m) => String(m.body.content).includes("You are now an owner")),
+      20_000,
+      "the approval message",
+    );
   });
 
   it("Sessions: the stranger-era session and the owner's, with one key, say whose each is", async () => {
     const before = sentTo(QQ_MOTHER).length;
     qq.c2c(QQ_MOTHER, "我现在是主人了吗？");
-    await waitUntil(() => sentTo(QQ_MOTHER).length > before + 1, 20_000, "the owner's answer");
+    await waitUntil(() => sentTo(QQ_MOTHER).length > before, 20_000, "the owner's answer");
     for (const width of WIDTHS) {
       const p = pageAt(width);
       await open(p, "sessions");
@@ -236,14 +264,33 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     }
   });
 
+  it("Chat: a failed turn's error reads the same live and in the history, in plain words", async () => {
+    const p = pageAt(390);
+    await open(p, "chat");
+    await p.locator("#chat-input").fill(REFUSED);
+    await p.locator("#chat-input").press("Enter");
+    const live = p.locator(".entry.assistant.done .error");
+    await live.waitFor({ timeout: 20_000 });
+    const said = (await live.textContent()) ?? "";
+    expect(said).toBe(
+      "The AI service did not accept its access key. The owner needs to check the API key settings.",
+    );
+    await open(p, "sessions");
+    await open(p, "chat");
+    const kept = p.locator(".entry.assistant .error");
+    await kept.first().waitFor();
+    expect(await kept.allTextContents()).toEqual([said]);
+    expect(await layoutProblems(p), "chat at 390 px").toEqual([]);
+  });
+
   it("Models: the fallback select offers the providers; Save with no edits leaves the file byte for byte", async () => {
     const before = readFileSync(configFile);
     for (const width of WIDTHS) {
       const p = pageAt(width);
       await open(p, "models");
-      const options = await p.locator("#fallback option").evaluateAll((os) =>
-        os.map((o) => (o as HTMLOptionElement).value),
-      );
+      const options = await p
+        .locator("#fallback option")
+        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
       expect(options).toEqual(["", "backup", "local"]);
       expect(await p.locator("#fallback").inputValue()).toBe("backup");
       expect(await p.locator("#fallback").textContent()).not.toContain("[object");
@@ -304,10 +351,14 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     await open(p, "channels");
     const app = p.locator("#channel-wecom-app");
     await app.locator("input[name=corpId]").fill("ww0123456789abcdef");
-    await app.locator("input[name=corpSecret]").fill("corp-secret-0123456789abcdefghijklmnopqrstuv");
+    await app
+      .locator("input[name=corpSecret]")
+      .fill("corp-secret-0123456789abcdefghijklmnopqrstuv");
     await app.locator("input[name=agentId]").fill("1000002");
     await app.locator("input[name=token]").fill("callbackToken123");
-    await app.locator("input[name=encodingAESKey]").fill("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG");
+    await app
+      .locator("input[name=encodingAESKey]")
+      .fill("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG");
     await app.locator("input[name=enabled]").uncheck();
     await app.locator("button.save").click();
     await expect.poll(() => app.locator(".result").textContent()).toContain("Saved");
@@ -348,7 +399,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
           .filter(Boolean)`);
         for (const [table, row, id] of rows as [number, number, string][])
           expect(row, `${name} #${id} at ${width} px`).toBeGreaterThanOrEqual(table - 2);
-        await p.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+        await shoot(p, `${name}-${width}`);
       }
     }
     expect(problems, problems.join("\n")).toEqual([]);

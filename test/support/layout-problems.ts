@@ -34,7 +34,9 @@ export async function layoutProblems(page: Page): Promise<string[]> {
         out.push(`${describe(el)}: content ${el.scrollWidth} px in a ${el.clientWidth} px box`);
       const box = el.getBoundingClientRect();
       if (box.width > 0 && (box.right > window.innerWidth + 1 || box.left < -1))
-        out.push(`${describe(el)}: outside the window (${Math.round(box.left)}–${Math.round(box.right)} px)`);
+        out.push(
+          `${describe(el)}: outside the window (${Math.round(box.left)}–${Math.round(box.right)} px)`,
+        );
     }
     return out;
   }, DELIBERATE);

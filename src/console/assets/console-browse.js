@@ -22,8 +22,8 @@ async function sessionsPage(id) {
       h("td", { class: "belongs" }, s.belongsTo),
       h("td", { class: "num" }, s.messageCount),
       h("td", { class: "num" }, s.compactionCount),
-      h("td", {}, when(s.createdAt)),
-      h("td", {}, when(s.updatedAt)),
+      h("td", { class: "date" }, when(s.createdAt)),
+      h("td", { class: "date" }, when(s.updatedAt)),
     ),
   );
   page(

@@ -58,8 +58,11 @@ function fieldView(form, field, value, mark) {
  * Who may chat directly, in words, for the policy a form holds (unset: "allowlist" when
  * the allowed senders list anyone, else "open", as the channel decides it).
  */
+function effectiveDmPolicy(policy, listed) {
+  return policy || (listed ? "allowlist" : "open");
+}
 function dmPolicyWords(policy, listed) {
-  const effective = policy || (listed ? "allowlist" : "open");
+  const effective = effectiveDmPolicy(policy, listed);
   const words = {
     open: "anyone who finds the bot gets answers (as a stranger, without the owner tools); /pair gives them a code",
     allowlist: "only owners and the allowed senders get answers; anyone else gets no answer at all",
@@ -145,7 +148,9 @@ async function channelsPage() {
       const list = formEl.elements.namedItem("allowFrom");
       const words = h("p", { class: "dm-policy-words" });
       const say = () => {
-        words.textContent = dmPolicyWords(policy.value, (list?.value || "").trim() !== "");
+        const listed = (list?.value || "").trim() !== "";
+        words.textContent = dmPolicyWords(policy.value, listed);
+        words.dataset.policy = effectiveDmPolicy(policy.value, listed);
       };
       say();
       policy.addEventListener("change", say);

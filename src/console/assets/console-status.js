@@ -34,13 +34,17 @@ async function statusPage() {
     h("h2", {}, "Doctor"),
     labelledTable(
       { id: "checks" },
-      ["", "check", "result"],
+      ["check", "result"],
       s.checks.map((c) =>
         h(
           "tr",
           { class: `check-${c.status}` },
-          h("td", {}, h("span", { class: `badge ${c.status}` }, c.status)),
-          h("td", {}, h("strong", {}, c.name)),
+          h(
+            "td",
+            { class: "check-name" },
+            h("strong", {}, c.name),
+            h("span", { class: `badge ${c.status}` }, c.status),
+          ),
           h(
             "td",
             {},
