@@ -33,6 +33,16 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     const file = join(home, "workspace", "USER.md");
     return existsSync(file) ? readFileSync(file, "utf8") : "";
   };
+  /** The session ends behind the page's back (a restart does the same). */
+  const endSessionBehindThePage = async () => {
+    const token = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
+    const out = await fetch(`${base}/console/api/logout`, {
+      method: "POST",
+      headers: { "X-Clawbox-Session": token ?? "", "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(out.status).toBe(200);
+  };
   const logIn = async () => {
     await page.locator('input[name="secret"]').fill(TOKEN);
     await page.locator('button[type="submit"]').click();
@@ -71,14 +81,7 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     await editor.waitFor();
     await expect.poll(() => page.locator("#ws-file").inputValue()).toBe("USER.md");
     await editor.fill(EDIT);
-    // The session ends behind the page's back (a restart does the same).
-    const token = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
-    const out = await fetch(`${base}/console/api/logout`, {
-      method: "POST",
-      headers: { "X-Clawbox-Session": token ?? "", "Content-Type": "application/json" },
-      body: "{}",
-    });
-    expect(out.status).toBe(200);
+    await endSessionBehindThePage();
     await page.locator("#ws-save").click();
     await page.waitForURL(`${base}/console/login`);
     await expect
@@ -109,6 +112,54 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     expect(userFile()).toBe(EDIT);
     await page.locator('nav a[data-page="status"]').click();
     await page.locator("h1", { hasText: "Status" }).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it("a draft of a file picked in the list (not in the address) comes back in that file, with a note", async () => {
+    // The address says #workspace; the person picks HEARTBEAT.md in the list and types.
+    await page.goto(`${base}/#status`);
+    await page.locator("h1", { hasText: "Status" }).waitFor();
+    await page.goto(`${base}/#workspace`);
+    await expect.poll(() => page.locator("#ws-file").inputValue()).toBe("USER.md");
+    await page.locator("#ws-file").selectOption("HEARTBEAT.md");
+    expect(page.url()).toBe(`${base}/#workspace`);
+    const editor = page.locator("#ws-text");
+    await expect.poll(() => editor.evaluate((e) => (e as HTMLTextAreaElement).readOnly)).toBe(false);
+    const draft = "# 心跳\n每天早上检查门廊摄像头，提醒妈妈吃药。\n";
+    await editor.fill(draft);
+    await endSessionBehindThePage();
+    await page.locator("#ws-save").click();
+    await page.waitForURL(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/#workspace/HEARTBEAT.md`);
+    await expect.poll(() => page.locator("#ws-file").inputValue()).toBe("HEARTBEAT.md");
+    await expect.poll(() => editor.inputValue()).toBe(draft);
+    await expect
+      .poll(() => page.locator("#ws-result").textContent())
+      .toContain("Your unsaved text from before the logout is back");
+    await page.locator("#ws-save").click();
+    await expect.poll(() => page.locator("#ws-result").textContent()).toContain("Saved");
+    expect(readFileSync(join(home, "workspace", "HEARTBEAT.md"), "utf8")).toBe(draft);
+    expect(problems).toEqual([]);
+  });
+
+  it("a stale page asked for goes to the login, and the login lands on that page", async () => {
+    await page.goto(`${base}/#reminders`);
+    await page.locator("h1", { hasText: "Reminders" }).waitFor();
+    await endSessionBehindThePage();
+    // The tab is opened again later (the session has ended meanwhile) at the page it showed.
+    await page.goto(`${base}/#sessions`);
+    await page.waitForURL(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/#sessions`);
+    await page.locator("h1", { hasText: "Sessions" }).waitFor();
+    // With no session at all (a new tab of a stored link), the same.
+    await page.evaluate(() => localStorage.removeItem("clawbox.console.session"));
+    await page.goto(`${base}/#models`);
+    await page.waitForURL(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/#models`);
+    await page.locator("h1", { hasText: "Models" }).waitFor();
     expect(problems).toEqual([]);
   });
 
