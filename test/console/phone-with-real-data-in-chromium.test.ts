@@ -46,6 +46,8 @@ const QQ_GUEST = "0F9E8D7C6B5A49382716A5B4C3D2E1F0";
 const WECOM_USER = "zhangxiaoming_family_account_2026_living_room_tablet_0123456789ab";
 const BOT = { botId: "aibot-home-0123456789abcdef", secret: "bot-secret-123456" };
 const WIDTHS = [390, 1280] as const;
+/** Two cores shared with other test runs: a page may take seconds to answer. */
+const SLOW = { timeout: 15_000 };
 /** A message the fake model refuses (HTTP 401), so its turn fails. */
 const REFUSED = "请帮我查一下门廊摄像头的录像（这条会失败）";
 
@@ -187,7 +189,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       const p = pageAt(width);
       await open(p, "owners");
       const rows = p.locator("#pending tr[data-code]");
-      await expect.poll(() => rows.count()).toBe(3);
+      await expect.poll(() => rows.count(), SLOW).toBe(3);
       type Box = { left: number; right: number; width: number; height: number };
       type Seen = {
         text: string;
@@ -235,7 +237,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     const code = codeIn(String(sentTo(QQ_MOTHER)[1]?.body.content));
     await phone.locator(`#pending tr[data-code="${code}"] button.approve`).click();
     await expect
-      .poll(() => phone.locator("#owners-result").textContent())
+      .poll(() => phone.locator("#owners-result").textContent(), SLOW)
       .toContain(`qq:${QQ_MOTHER} is now an owner`);
     await waitUntil(
       () => sentTo(QQ_MOTHER).some((m) => String(m.body.content).includes("You are now an owner")),
@@ -253,7 +255,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       await open(p, "sessions");
       const key = `agent:main:qq:direct:${QQ_MOTHER}`;
       const rows = p.locator("#sessions tbody tr").filter({ hasText: key });
-      await expect.poll(() => rows.count()).toBe(2);
+      await expect.poll(() => rows.count(), SLOW).toBe(2);
       const belongs = await rows.locator("td.belongs").allTextContents();
       expect(belongs.sort()).toEqual([`qq:${QQ_MOTHER}`, "the owner"].sort());
       // On the phone every cell says what it is (label: value), the counts and dates included.
@@ -314,7 +316,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       expect(await p.locator("#fallback").inputValue()).toBe("backup");
       expect(await p.locator("#fallback").textContent()).not.toContain("[object");
       await p.locator("form.row button[type=submit]").click();
-      await expect.poll(() => p.locator("#chain-result").textContent()).toBe("Nothing changed.");
+      await expect
+        .poll(() => p.locator("#chain-result").textContent(), SLOW)
+        .toBe("Nothing changed.");
       expect(untouched(), "the config file after Save").toBe(true);
     }
     // Even a request that repeats the current chain writes nothing.
@@ -335,7 +339,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     // A changed fallback is written, and only it.
     await p.locator("#fallback").selectOption("local");
     await p.locator("form.row button[type=submit]").click();
-    await expect.poll(() => p.locator("#chain-result").textContent()).toContain("Saved");
+    await expect.poll(() => p.locator("#chain-result").textContent(), SLOW).toContain("Saved");
     const text = readFileSync(configFile, "utf8");
     expect(JSON5.parse(text).models).toMatchObject({ primary: "cloud", fallbacks: ["local"] });
     expect(text).toContain("// a household box");
@@ -350,7 +354,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       await open(p, "channels");
       const qqWords = p.locator("#channel-qq .dm-policy-words");
       await expect
-        .poll(() => qqWords.textContent())
+        .poll(() => qqWords.textContent(), SLOW)
         .toBe(
           "Now (default, open): anyone who finds the bot gets answers (as a stranger, without the owner tools); /pair gives them a code.",
         );
@@ -380,7 +384,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       .fill("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG");
     await app.locator("input[name=enabled]").uncheck();
     await app.locator("button.save").click();
-    await expect.poll(() => app.locator(".result").textContent()).toContain("Saved");
+    await expect.poll(() => app.locator(".result").textContent(), SLOW).toContain("Saved");
     const channels = JSON5.parse(readFileSync(configFile, "utf8")).channels;
     expect(channels.wecom.app.dmPolicy).toBe("pairing");
     expect(channels.qq.dmPolicy).toBeUndefined();
@@ -395,7 +399,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     await p.fill("#rem-when", "07:00");
     await p.selectOption("#rem-target", `qq:${QQ_MOTHER}`);
     await p.click("#reminder-form button[type=submit]");
-    await expect.poll(() => p.locator("#rem-result").textContent()).toContain("Added");
+    await expect.poll(() => p.locator("#rem-result").textContent(), SLOW).toContain("Added");
   });
 
   it("every page at 390 and 1280 px: nothing wider than its box, no sideways scroll, no console error", async () => {
