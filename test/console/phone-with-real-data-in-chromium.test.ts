@@ -70,7 +70,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     if (!p) throw new Error(`no page at ${width} px`);
     return p;
   };
+  /** Opens a console page afresh (a full load: a hash change alone would leave the old
+   * page's heading and load state in place until the new page draws). */
   const open = async (p: Page, name: string) => {
+    await p.goto("about:blank");
     await p.goto(`${box.url}/#${name}`);
     await p.locator(`nav a.current[data-page="${name.split("/")[0]}"]`).waitFor();
     await p.waitForSelector("main h1");
@@ -126,7 +129,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
         `    qq: { appId: '${qq.appId}', clientSecret: '${qq.clientSecret}', apiBase: '${qq.url}', tokenUrl: '${qq.tokenUrl}' },`,
         `    wecom: { bot: { botId: '${BOT.botId}', secret: '${BOT.secret}', wsUrl: '${bot.url}' } },`,
         "  },",
-        "  memory: { enabled: false },",
+        "  memory: { enabled: true, embedding: { model: 'none' } }, // keyword search only",
         "}",
         "",
       ].join("\n"),
@@ -151,7 +154,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       await p.waitForURL(`${box.url}/`);
       pages.set(width, p);
     }
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -402,14 +405,28 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
     await expect.poll(() => p.locator("#rem-result").textContent(), SLOW).toContain("Added");
   });
 
+  it('Memory: no files says none; one hit is "1 result"', async () => {
+    const p = pageAt(390);
+    await open(p, "memory");
+    await expect(p.locator("#memory-files").textContent()).resolves.toBe("none yet");
+    writeFileSync(
+      join(home, "workspace", "MEMORY.md"),
+      "# Memory\n\n- 妈妈每天早上七点吃降压药 (blood pressure pills at 07:00).\n- The porch camera is at 192.168.1.60.\n",
+    );
+    await open(p, "memory");
+    await p.locator("#memory-query").fill("porch");
+    await p.locator("#memory-query").press("Enter");
+    await expect
+      .poll(() => p.locator("#memory-results p").first().textContent(), SLOW)
+      .toMatch(/: 1 result$/);
+    expect(await layoutProblems(p), "memory at 390 px").toEqual([]);
+  });
+
   it("every page at 390 and 1280 px: nothing wider than its box, no sideways scroll, no console error", async () => {
     for (const width of WIDTHS) {
       const p = pageAt(width);
       for (const name of PAGES) {
         await open(p, name);
-        if (name === "memory") {
-          await expect(p.locator("#memory-files").textContent()).resolves.toBe("none yet");
-        }
         if (name === "status") {
           // The long doctor hint (a missing model file) is on screen, whole.
           await expect(p.locator("#checks").textContent()).resolves.toContain("fix:");
@@ -426,5 +443,5 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
       }
     }
     expect(problems, problems.join("\n")).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });
