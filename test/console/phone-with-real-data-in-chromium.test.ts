@@ -432,6 +432,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
           await expect(p.locator("#checks").textContent()).resolves.toContain("fix:");
         }
         expect(await layoutProblems(p), `${name} at ${width} px`).toEqual([]);
+        // One of a thing is said in the singular ("1 results", "1 files" were shown).
+        // biome-ignore lint/performance/useDomNodeTextContent: the text as shown is the point
+        const shown = await p.locator("main").innerText();
+        expect(shown, name).not.toMatch(/\b1 (results|files|chunks|recalls|problems)\b/);
         // A table's row borders reach its right edge (they stopped short at 1280 px).
         const rows = await p.evaluate(`[...document.querySelectorAll("main table")]
           .filter((t) => t.checkVisibility())

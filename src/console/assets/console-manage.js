@@ -57,7 +57,7 @@ async function memoryPage() {
       ? h(
           "p",
           {},
-          `${s.mode} mode${s.reason ? ` (${s.reason})` : ""}; ${s.files} files, ${s.chunks} chunks, ${s.embeddedChunks} embedded; ${s.recalls} recalls; dreaming ${s.dreaming.enabled ? `on (${s.dreaming.preset}, next ${s.dreaming.nextRun || "?"})` : "off"}`,
+          `${s.mode} mode${s.reason ? ` (${s.reason})` : ""}; ${plural(s.files, "file", "files")}, ${plural(s.chunks, "chunk", "chunks")}, ${s.embeddedChunks} embedded; ${plural(s.recalls, "recall", "recalls")}; dreaming ${s.dreaming.enabled ? `on (${s.dreaming.preset}, next ${s.dreaming.nextRun || "?"})` : "off"}`,
         )
       : h("p", { class: "muted" }, "no index"),
     h("h2", {}, "Files"),
