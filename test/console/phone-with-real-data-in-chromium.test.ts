@@ -283,22 +283,25 @@ describe.skipIf(!HAVE_CHROMIUM)("the console with real-length data (Chromium)", 
   });
 
   it("Chat: a failed turn's error reads the same live and in the history, in plain words", async () => {
-    const p = pageAt(390);
-    await open(p, "chat");
-    await p.locator("#chat-input").fill(REFUSED);
-    await p.locator("#chat-input").press("Enter");
-    const live = p.locator(".entry.assistant.done .error");
-    await live.waitFor({ timeout: 20_000 });
-    const said = (await live.textContent()) ?? "";
-    expect(said).toBe(
-      "The AI service did not accept its access key. The owner needs to check the API key settings.",
-    );
-    await open(p, "sessions");
-    await open(p, "chat");
-    const kept = p.locator(".entry.assistant .error");
-    await kept.first().waitFor();
-    expect(await kept.allTextContents()).toEqual([said]);
-    expect(await layoutProblems(p), "chat at 390 px").toEqual([]);
+    const plain =
+      "The AI service did not accept its access key. The owner needs to check the API key settings.";
+    for (const [turns, width] of WIDTHS.entries()) {
+      const p = pageAt(width);
+      await open(p, "chat");
+      await p.locator("#chat-input").fill(REFUSED);
+      await p.locator("#chat-input").press("Enter");
+      const live = p.locator(".entry.assistant.done .error");
+      await live.waitFor({ timeout: 20_000 });
+      expect(await live.textContent(), `live at ${width} px`).toBe(plain);
+      // Opened again: the history says the same words (one failed turn per width so far).
+      await open(p, "chat");
+      const kept = p.locator(".entry.assistant .error");
+      await expect.poll(() => kept.count(), SLOW).toBe(turns + 1);
+      expect(await kept.allTextContents(), `history at ${width} px`).toEqual(
+        Array(turns + 1).fill(plain),
+      );
+      expect(await layoutProblems(p), `chat at ${width} px`).toEqual([]);
+    }
   });
 
   it("Models: the fallback select offers the providers; Save with no edits leaves the file byte for byte", async () => {
