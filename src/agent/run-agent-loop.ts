@@ -19,6 +19,7 @@ import {
 } from "../messages/index.ts";
 import {
   type CostPerMillion,
+  failureMessage,
   type Provider,
   type ThinkingLevel,
   type ToolDefinition,
@@ -184,6 +185,8 @@ export async function runAgentLoop(input: RunLoopInput): Promise<RunLoopResult> 
     lastProvider = result.provider ?? lastProvider;
     const message = result.message;
     message.usage = withCost(message.usage, pricesFor(input.config.models, message.provider));
+    // Stored with the words the person is told (resultOfLoop), so the history says the same.
+    if (result.error) message.errorText = failureMessage(result.error);
     await append(message);
     final = message;
     if (result.error) {
@@ -244,6 +247,7 @@ function failedTurnMessage(input: RunLoopInput, error: ClawboxError): AssistantM
     usage: emptyUsage(),
     stopReason: error.code === "ABORTED" ? "aborted" : "error",
     errorMessage: error.message,
+    errorText: failureMessage(error),
     timestamp: Date.now(),
   };
 }

@@ -78,10 +78,11 @@ export function storeTurnWithoutEngine(
     usage: emptyUsage(),
     stopReason: "error" as const,
     errorMessage: error.message,
+    errorText: plainFailureMessage(error),
     timestamp: Date.now(),
   };
   store.transcript.append(session.sessionId, { type: "message", message });
-  const plain = plainFailureMessage(error);
+  const plain = message.errorText;
   return {
     sessionId: session.sessionId,
     sessionKey: session.sessionKey,

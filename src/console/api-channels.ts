@@ -102,6 +102,15 @@ function editOf(form: ChannelForm, field: FormField, value: FieldValue): ConfigE
   }
 }
 
+/**
+ * The direct-chat policy of a channel set up from the console: "pairing" (strangers get a
+ * code for an owner to approve, as OpenClaw does). Only for a section the file does not
+ * have yet; an existing section keeps what it says (unset stays unset).
+ */
+const NEW_CHANNEL_DM_POLICY = "pairing";
+
+const hasDmPolicy = (form: ChannelForm): boolean => form.fields.some((f) => f.key === "dmPolicy");
+
 function editsOf(form: ChannelForm, values: Record<string, FieldValue>): ConfigEdit[] {
   const edits: ConfigEdit[] = [];
   for (const [key, value] of Object.entries(values)) {
@@ -137,11 +146,18 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
               ? { state: mqtt[0].state, reason: mqtt[0].detail ?? null }
               : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
             : statuses.find((s) => s.channel === form.id);
+        // A form for a channel not set up yet shows the policy its first Save writes.
+        const fresh = section === undefined && hasDmPolicy(form);
         return {
           ...form,
           configured: form.id === "mqtt" ? config.mqtt.enabled : section !== undefined,
           values: Object.fromEntries(
-            form.fields.map((f) => [f.key, shownValue(f, section?.[f.key])]),
+            form.fields.map((f) => [
+              f.key,
+              fresh && f.key === "dmPolicy"
+                ? NEW_CHANNEL_DM_POLICY
+                : shownValue(f, section?.[f.key]),
+            ]),
           ),
           status: status ?? null,
         };
@@ -165,6 +181,8 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     if (edits.length === 0) return c.json({ ...(await view()), applied: [] });
     try {
       const saved = sectionOf(fileConfig().config, form.path);
+      if (saved === undefined && hasDmPolicy(form) && !("dmPolicy" in body.value.values))
+        edits.push({ path: [...form.path, "dmPolicy"], value: NEW_CHANNEL_DM_POLICY });
       const { config: next } = await previewConfigEdit(deps.configFile, edits, {
         validate: { env: deps.env },
       });

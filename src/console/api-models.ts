@@ -30,9 +30,10 @@ const name = z.string().check(z.minLength(1), z.maxLength(100));
 const nameBody = z.object({ name });
 /** A pull: `allowUnverified` is the page's "download without a checksum" choice. */
 const pullBody = z.object({ name, allowUnverified: z.optional(z.boolean()) });
+/** A chain change: only what the person changed (an absent key stays as the file has it). */
 const chainBody = z.object({
-  primary: name,
-  fallbacks: z.array(name).check(z.maxLength(8)),
+  primary: z.optional(name),
+  fallbacks: z.optional(z.array(name).check(z.maxLength(8))),
 });
 
 export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
@@ -150,18 +151,23 @@ export function registerModelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): v
   app.post("/console/api/models/chain", async (c) => {
     const body = await readBody(c, chainBody);
     if (!body.ok) return body.response;
-    const { primary, fallbacks } = body.value;
-    const known = Object.keys(deps.config.models.providers);
-    const unknown = [primary, ...fallbacks].filter((id) => !known.includes(id));
+    const { models } = deps.config;
+    const primary = body.value.primary ?? models.primary;
+    const known = Object.keys(models.providers);
+    const unknown = [primary, ...(body.value.fallbacks ?? [])].filter((id) => !known.includes(id));
     if (unknown.length > 0) {
       return apiError(c, 400, "HTTP_BAD_REQUEST", `not in models.providers: ${unknown.join(", ")}`);
     }
+    // The primary is never its own fallback: a new primary leaves the fallbacks.
+    const fallbacks = (body.value.fallbacks ?? models.fallbacks).filter((id) => id !== primary);
+    const edit = {
+      ...(primary !== models.primary ? { primary } : {}),
+      ...(fallbacks.join("\n") !== models.fallbacks.join("\n") ? { fallbacks } : {}),
+    };
+    // Nothing changed: nothing is written (the file stays byte for byte as it was).
+    if (Object.keys(edit).length === 0) return c.json({ ok: true, changed: [] });
     try {
-      await editModelSettings(
-        deps.configFile,
-        { primary, fallbacks: fallbacks.filter((id) => id !== primary) },
-        { validate: { env: deps.env } },
-      );
+      await editModelSettings(deps.configFile, edit, { validate: { env: deps.env } });
       const changed = applyModelSettings(deps);
       return c.json({ ok: true, changed });
     } catch (error) {

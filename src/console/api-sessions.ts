@@ -8,6 +8,7 @@ import { ownText } from "../context/index.ts";
 import { isClawboxError } from "../errors/index.ts";
 import type { Message, TranscriptEntry } from "../messages/index.ts";
 import { reminderTextOf } from "../scheduler/index.ts";
+import { describePrincipal } from "../sessions/index.ts";
 import { exportSessionJsonl, type SessionRow } from "../store/index.ts";
 import { consoleSender, consoleSessionKey, defaultConsoleSession } from "./api-chat.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -77,7 +78,10 @@ function showMessage(base: ShownEntry, message: Message): ShownEntry {
     shown.toolName = message.toolName;
     shown.isError = message.isError;
   }
-  if (message.role === "assistant" && message.errorMessage) shown.error = message.errorMessage;
+  // A failed turn reads as it did live: the plain words it was stored with (turns stored
+  // before those words were kept show the technical message).
+  if (message.role === "assistant" && (message.errorText || message.errorMessage))
+    shown.error = message.errorText || message.errorMessage;
   return shown;
 }
 
@@ -122,6 +126,9 @@ export function registerSessionRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
             chatType: "direct",
           }).ok ?? true,
         chatType: s.chatType,
+        // Who it belongs to, in words ("the owner", "qq:…"): two rows with one key (a
+        // stranger's session, then the owner's after pairing) are told apart by it.
+        belongsTo: describePrincipal(deps.sessions.principalOfSession(s)),
         messageCount: s.messageCount,
         entryCount: s.entryCount,
         compactionCount: s.compactionCount,

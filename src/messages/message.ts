@@ -71,7 +71,13 @@ export interface AssistantMessage {
   model: string;
   usage: Usage;
   stopReason: StopReason;
+  /** The technical error of a failed turn (provider details, config keys): for the log. */
   errorMessage?: string;
+  /**
+   * A failed turn's error in plain words, as the person was told it live; a transcript
+   * shows this one, so the history reads as the live reply did (issue 38).
+   */
+  errorText?: string;
   timestamp: number;
 }
 

@@ -41,6 +41,7 @@ const assistantMessage = z.looseObject({
   usage,
   stopReason: z.enum(["stop", "length", "toolUse", "error", "aborted"]),
   errorMessage: z.optional(z.string()),
+  errorText: z.optional(z.string()),
   timestamp: z.number(),
 });
 const toolResultMessage = z.looseObject({

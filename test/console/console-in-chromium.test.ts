@@ -414,7 +414,7 @@ describe.skipIf(!HAVE_CHROMIUM)("web console in headless Chromium", () => {
 
   it("shows the doctor checks, channel and MQTT state, uptime and RSS", async () => {
     await page.goto(`${base}/#status`);
-    await page.waitForSelector("#checks tr");
+    await page.waitForSelector("#checks tbody tr");
     // The pulled tiny-chat model's template row comes from its header: no llama.cpp load.
     await expect(page.locator("#checks").textContent()).resolves.toMatch(
       /model local chat template.*(carries its own chat template|no chat template in the GGUF)/,

@@ -20,6 +20,8 @@ if (!HAVE_CHROMIUM) console.warn(`unsaved-text browser test skipped: ${CHROMIUM}
 
 const TOKEN = "unsaved-text-token-0123456789";
 const EDIT = "# Notes\nThe bins go out on Tuesday.\n";
+/** Two cores shared with other test runs: a page may take seconds to answer. */
+const SLOW = { timeout: 10_000 };
 
 describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)", () => {
   let home: string;
@@ -33,9 +35,71 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     const file = join(home, "workspace", "USER.md");
     return existsSync(file) ? readFileSync(file, "utf8") : "";
   };
+  /** The session ends behind the page's back (a restart does the same). */
+  const endSessionBehindThePage = async () => {
+    const token = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
+    const out = await fetch(`${base}/console/api/logout`, {
+      method: "POST",
+      headers: { "X-Clawbox-Session": token ?? "", "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(out.status).toBe(200);
+  };
   const logIn = async () => {
     await page.locator('input[name="secret"]').fill(TOKEN);
     await page.locator('button[type="submit"]').click();
+  };
+
+  /**
+   * The address says #workspace (the editor showing `shown`); the person picks `file` in
+   * the list, types, and is logged out behind the page's back: after the login the
+   * console reopens `file` with the draft and a note.
+   */
+  const draftComesBackInItsFile = async (shown: string, file: string) => {
+    await page.goto(`${base}/#status`);
+    await page.locator("h1", { hasText: "Status" }).waitFor();
+    await page.goto(`${base}/#workspace`);
+    await expect.poll(() => page.locator("#ws-file").inputValue(), SLOW).toBe(shown);
+    await page.locator("#ws-file").selectOption(file);
+    expect(page.url()).toBe(`${base}/#workspace`);
+    const editor = page.locator("#ws-text");
+    await expect.poll(() => editor.getAttribute("readonly"), SLOW).toBeNull();
+    const draft = `# ${file}\n每天早上检查门廊摄像头，提醒妈妈吃药。\n`;
+    await editor.fill(draft);
+    await endSessionBehindThePage();
+    await page.locator("#ws-save").click();
+    await page.waitForURL(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/#workspace/${file}`);
+    await expect.poll(() => page.locator("#ws-file").inputValue(), SLOW).toBe(file);
+    await expect.poll(() => editor.inputValue(), SLOW).toBe(draft);
+    await expect
+      .poll(() => page.locator("#ws-result").textContent(), SLOW)
+      .toContain("Your unsaved text from before the logout is back");
+    await page.locator("#ws-save").click();
+    await expect.poll(() => page.locator("#ws-result").textContent(), SLOW).toContain("Saved");
+    expect(readFileSync(join(home, "workspace", file), "utf8")).toBe(draft);
+    expect(problems).toEqual([]);
+  };
+  /** A tab reopened at a page after its session ended (or with none) logs in to that page. */
+  const staleLoginLandsOnThePage = async () => {
+    await page.goto(`${base}/#reminders`);
+    await page.locator("h1", { hasText: "Reminders" }).waitFor();
+    await endSessionBehindThePage();
+    // The tab is opened again later (the session has ended meanwhile) at the page it showed.
+    await page.goto(`${base}/#sessions`);
+    await page.waitForURL(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/#sessions`);
+    await page.locator("h1", { hasText: "Sessions" }).waitFor();
+    // With no session at all (a new tab of a stored link), the same.
+    await page.evaluate(() => localStorage.removeItem("clawbox.console.session"));
+    await page.goto(`${base}/#models`);
+    await page.waitForURL(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/#models`);
+    await page.locator("h1", { hasText: "Models" }).waitFor();
+    expect(problems).toEqual([]);
   };
 
   beforeAll(async () => {
@@ -71,14 +135,7 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     await editor.waitFor();
     await expect.poll(() => page.locator("#ws-file").inputValue()).toBe("USER.md");
     await editor.fill(EDIT);
-    // The session ends behind the page's back (a restart does the same).
-    const token = await page.evaluate(() => localStorage.getItem("clawbox.console.session"));
-    const out = await fetch(`${base}/console/api/logout`, {
-      method: "POST",
-      headers: { "X-Clawbox-Session": token ?? "", "Content-Type": "application/json" },
-      body: "{}",
-    });
-    expect(out.status).toBe(200);
+    await endSessionBehindThePage();
     await page.locator("#ws-save").click();
     await page.waitForURL(`${base}/console/login`);
     await expect
@@ -110,6 +167,14 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     await page.locator('nav a[data-page="status"]').click();
     await page.locator("h1", { hasText: "Status" }).waitFor();
     expect(problems).toEqual([]);
+  });
+
+  it("a draft of a file picked in the list (not in the address) comes back in that file, with a note", async () => {
+    await draftComesBackInItsFile("USER.md", "HEARTBEAT.md");
+  });
+
+  it("a stale page asked for goes to the login, and the login lands on that page", async () => {
+    await staleLoginLandsOnThePage();
   });
 
   it("a TOOLS.md saved with a problem says so in the warning style, not as a plain success", async () => {
@@ -145,5 +210,17 @@ describe.skipIf(!HAVE_CHROMIUM)("unsaved Workspace text and a logout (Chromium)"
     await expect.poll(() => page.locator("#ws-result").textContent()).toContain("Saved");
     expect(readFileSync(join(home, "workspace", "AGENTS.md"), "utf8")).toBe("# New rules\n");
     expect(problems).toEqual([]);
+  });
+
+  it("at 1280 px too: a draft reopens its file, a stale page's login lands on it", async () => {
+    const desk = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await desk.newPage();
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.goto(`${base}/console/login`);
+    await logIn();
+    await page.waitForURL(`${base}/`);
+    await draftComesBackInItsFile("TOOLS.md", "SOUL.md");
+    await staleLoginLandsOnThePage();
+    await desk.close();
   });
 });

@@ -4,10 +4,12 @@
 async function sessionsPage(id) {
   if (id) return transcriptPage(id);
   const { sessions } = await api("sessions");
+  // Two sessions may share a key (a stranger's, then the owner's after pairing): who each
+  // belongs to and when it started tell them apart.
   const rows = sessions.map((s) =>
     h(
       "tr",
-      {},
+      { "data-session": s.sessionId },
       h(
         "td",
         {},
@@ -17,31 +19,21 @@ async function sessionsPage(id) {
           s.sessionKey,
         ),
       ),
+      h("td", { class: "belongs" }, s.belongsTo),
       h("td", { class: "num" }, s.messageCount),
       h("td", { class: "num" }, s.compactionCount),
-      h("td", {}, when(s.updatedAt)),
+      h("td", { class: "date" }, when(s.createdAt)),
+      h("td", { class: "date" }, when(s.updatedAt)),
     ),
   );
   page(
     "Sessions",
     sessions.length === 0
       ? h("p", { class: "muted" }, "No sessions yet.")
-      : h(
-          "table",
-          {},
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              h("th", {}, "session"),
-              h("th", {}, "messages"),
-              h("th", {}, "compactions"),
-              h("th", {}, "updated"),
-            ),
-          ),
-          h("tbody", {}, rows),
+      : labelledTable(
+          { id: "sessions" },
+          ["session", "belongs to", "messages", "compactions", "started", "updated"],
+          rows,
         ),
   );
 }
@@ -176,23 +168,10 @@ async function contextPage() {
         ? h("p", { class: "muted" }, `degraded: ${r.budget.steps.join("; ")}`)
         : "",
       h("h2", {}, "Bootstrap files"),
-      h(
-        "table",
+      labelledTable(
         { id: "context-files" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            h("th", {}, "file"),
-            h("th", {}, "raw chars"),
-            h("th", {}, "injected"),
-            h("th", {}, "truncated"),
-            h("th", {}, "destination"),
-          ),
-        ),
-        h("tbody", {}, files),
+        ["file", "raw chars", "injected", "truncated", "destination"],
+        files,
       ),
       h("h2", {}, "Tools"),
       h(

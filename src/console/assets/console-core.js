@@ -30,11 +30,13 @@ function h(tag, attrs, ...children) {
 
 /**
  * Unsaved text survives a logout (a restart logs everyone out, and a Save then gets 401):
- * the page holding it sets `unsavedDraft` to a function returning `{key, value}` (or
- * nothing when all is saved); on a 401 the value goes to this tab's sessionStorage, the
- * login page says so, and after the login the console comes back to the same page, which
- * takes the value back (`takeDraft`). `leaveGuard`, when set, is asked before the
- * navigation leaves the page (false keeps the person where they are).
+ * the page holding it sets `unsavedDraft` to a function returning `{key, value, page}`
+ * (or nothing when all is saved; `page` is the hash that reopens what the draft belongs
+ * to, e.g. the Workspace with that file); on a 401 the value goes to this tab's
+ * sessionStorage, the login page says so, and after the login the console comes back to
+ * that page, which takes the value back (`takeDraft`). Without a draft, the login still
+ * comes back to the page that was asked for (`toLogin`). `leaveGuard`, when set, is asked
+ * before the navigation leaves the page (false keeps the person where they are).
  */
 const DRAFT_PREFIX = "clawbox.console.draft.";
 const LOGGED_OUT_NOTE = "clawbox.console.loggedOutNote";
@@ -51,7 +53,7 @@ function keepDraft() {
       LOGGED_OUT_NOTE,
       "You were logged out; log in again and your text will still be here.",
     );
-    sessionStorage.setItem(RETURN_TO, location.hash);
+    sessionStorage.setItem(RETURN_TO, draft.page || location.hash);
     // Kept: leaving for the login page asks nothing.
     unsavedDraft = null;
     leaveGuard = null;
@@ -72,9 +74,19 @@ function takeDraft(key) {
   }
 }
 
-/** Back to the login page, forgetting `token` unless another tab has logged in since. */
+/**
+ * Back to the login page, forgetting `token` unless another tab has logged in since. The
+ * login then opens the page that was asked for (a stale tab's #reminders, say), unless a
+ * kept draft already named its page.
+ */
 function toLogin(token) {
   if (sessionToken() === token) localStorage.removeItem(SESSION_KEY);
+  try {
+    if (!sessionStorage.getItem(RETURN_TO) && location.hash.length > 1)
+      sessionStorage.setItem(RETURN_TO, location.hash);
+  } catch {
+    // Storage disabled: the login opens the Chat page.
+  }
   location.replace("/console/login");
 }
 
@@ -126,6 +138,35 @@ async function api(path, options) {
   }
   return data;
 }
+
+/**
+ * A table whose cells carry their column's heading (data-label), for the phone layout
+ * where each row is a card of "label: value" lines (console.css). `labels` names the
+ * columns; an empty label leaves that cell unlabelled (a name, a button).
+ */
+function labelledTable(attrs, labels, rows) {
+  for (const row of rows)
+    [...row.children].forEach((cell, i) => {
+      if (labels[i]) cell.dataset.label = labels[i];
+    });
+  return h(
+    "table",
+    attrs,
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        labels.map((l) => h("th", {}, l)),
+      ),
+    ),
+    h("tbody", {}, rows),
+  );
+}
+
+/** "1 result", "3 results". */
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 /** A local date and time a person reads at a glance ("Dec 1, 2026, 10:54 PM"). */
 const when = (ms) =>

@@ -96,8 +96,16 @@ async function workspacePage(name) {
           .catch(() => {});
     }
   }
+  // The draft names its file's page, so the login reopens that file (the picker may
+  // have moved away from the file in the address).
   unsavedDraft = () =>
-    dirty ? { key: `workspace/${workspaceFile}`, value: { text: text.value, version } } : undefined;
+    dirty
+      ? {
+          key: `workspace/${workspaceFile}`,
+          value: { text: text.value, version },
+          page: `#workspace/${encodeURIComponent(workspaceFile)}`,
+        }
+      : undefined;
   leaveGuard = () => !dirty || confirm(`Leave without saving your changes to ${workspaceFile}?`);
   text.addEventListener("input", () => {
     dirty = true;

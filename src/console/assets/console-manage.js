@@ -23,7 +23,7 @@ async function memoryPage() {
             h(
               "p",
               { class: "muted" },
-              `${r.mode} search${r.reason ? ` (${r.reason})` : ""}: ${r.results.length} results`,
+              `${r.mode} search${r.reason ? ` (${r.reason})` : ""}: ${plural(r.results.length, "result", "results")}`,
             ),
             ...r.results.map((x) =>
               h(
@@ -57,15 +57,17 @@ async function memoryPage() {
       ? h(
           "p",
           {},
-          `${s.mode} mode${s.reason ? ` (${s.reason})` : ""}; ${s.files} files, ${s.chunks} chunks, ${s.embeddedChunks} embedded; ${s.recalls} recalls; dreaming ${s.dreaming.enabled ? `on (${s.dreaming.preset}, next ${s.dreaming.nextRun || "?"})` : "off"}`,
+          `${s.mode} mode${s.reason ? ` (${s.reason})` : ""}; ${plural(s.files, "file", "files")}, ${plural(s.chunks, "chunk", "chunks")}, ${s.embeddedChunks} embedded; ${plural(s.recalls, "recall", "recalls")}; dreaming ${s.dreaming.enabled ? `on (${s.dreaming.preset}, next ${s.dreaming.nextRun || "?"})` : "off"}`,
         )
       : h("p", { class: "muted" }, "no index"),
     h("h2", {}, "Files"),
-    h(
-      "ul",
-      { id: "memory-files" },
-      data.files.map((f) => h("li", {}, `${f.path} (${f.size})`)),
-    ),
+    data.files.length === 0
+      ? h("p", { class: "muted", id: "memory-files" }, "none yet")
+      : h(
+          "ul",
+          { id: "memory-files" },
+          data.files.map((f) => h("li", {}, `${f.path} (${f.size})`)),
+        ),
     h("h2", {}, "Last dreaming report"),
     data.lastDream
       ? h("pre", { id: "last-dream" }, data.lastDream)
@@ -152,19 +154,52 @@ async function modelsPage() {
     { id: "primary", onchange: () => fallbackOptions() },
     ids.map((id) => h("option", { value: id, selected: id === d.primary }, id)),
   );
+  // The select is the first fallback; any further ones in the file are kept as they are.
+  const [firstFallback = "", ...moreFallbacks] = d.fallbacks;
   const fallback = h("select", { id: "fallback" });
   /** The fallback choices: every provider but the chosen primary (never its own fallback). */
   function fallbackOptions() {
-    const keep = fallback.value || d.fallbacks.find((id) => id !== primary.value) || "";
+    const keep = fallback.options.length ? fallback.value : firstFallback;
     fallback.replaceChildren(
       h("option", { value: "" }, "none"),
-      ids
+      ...ids
         .filter((id) => id !== primary.value)
         .map((id) => h("option", { value: id, selected: id === keep }, id)),
     );
-    if (keep === primary.value) fallback.value = "";
+    fallback.value = keep === primary.value ? "" : keep;
   }
   fallbackOptions();
+  const chainNote = h("p", { class: "result", role: "status", id: "chain-result" });
+  /**
+   * Save sends only what the person changed: an untouched chain writes nothing (the
+   * config file stays byte for byte as it was), and a changed fallback replaces only the
+   * first one.
+   */
+  async function saveChain() {
+    const body = {};
+    if (primary.value !== d.primary) body.primary = primary.value;
+    if (fallback.value !== firstFallback)
+      body.fallbacks = [fallback.value, ...moreFallbacks].filter(
+        (id, i, all) => id && id !== primary.value && all.indexOf(id) === i,
+      );
+    if (Object.keys(body).length === 0) {
+      chainNote.className = "result";
+      chainNote.textContent = "Nothing changed.";
+      return;
+    }
+    try {
+      await api("models/chain", { body });
+      await modelsPage();
+      const note = document.getElementById("chain-result");
+      if (note) {
+        note.className = "result ok";
+        note.textContent = "Saved and applied.";
+      }
+    } catch (error) {
+      chainNote.className = "result error";
+      chainNote.textContent = error.message;
+    }
+  }
   page(
     "Models",
     h(
@@ -173,7 +208,7 @@ async function modelsPage() {
       `Recommended for this board (${d.board.ram} RAM, ${d.board.freeDisk ?? "?"} free disk): ${d.recommendation.reason}`,
     ),
     h("p", {}, `Local model file: ${d.localPath || "none configured"}`),
-    h("table", { id: "chat-models" }, h("tbody", {}, rows)),
+    labelledTable({ id: "chat-models" }, ["model", "details", ""], rows),
     progress,
     progressText,
     h("h2", {}, "Active model and fallback"),
@@ -181,22 +216,19 @@ async function modelsPage() {
       "form",
       {
         class: "row",
-        onsubmit: async (ev) => {
+        onsubmit: (ev) => {
           ev.preventDefault();
-          try {
-            await api("models/chain", {
-              body: { primary: primary.value, fallbacks: fallback.value ? [fallback.value] : [] },
-            });
-            await modelsPage();
-          } catch (error) {
-            main.append(errorBox(error));
-          }
+          void saveChain();
         },
       },
       h("label", {}, "primary ", primary),
       h("label", {}, "fallback ", fallback),
       h("button", { type: "submit" }, "Save"),
     ),
+    moreFallbacks.length
+      ? h("p", { class: "muted" }, `Then, in this order: ${moreFallbacks.join(", ")}.`)
+      : null,
+    chainNote,
     h("h2", {}, "Providers"),
     h(
       "ul",

@@ -54,6 +54,24 @@ function fieldView(form, field, value, mark) {
   );
 }
 
+/**
+ * Who may chat directly, in words, for the policy a form holds (unset: "allowlist" when
+ * the allowed senders list anyone, else "open", as the channel decides it).
+ */
+function effectiveDmPolicy(policy, listed) {
+  return policy || (listed ? "allowlist" : "open");
+}
+function dmPolicyWords(policy, listed) {
+  const effective = effectiveDmPolicy(policy, listed);
+  const words = {
+    open: "anyone who finds the bot gets answers (as a stranger, without the owner tools); /pair gives them a code",
+    allowlist: "only owners and the allowed senders get answers; anyone else gets no answer at all",
+    pairing:
+      "only owners and the allowed senders get answers; anyone else gets a pairing code for an owner to approve",
+  }[effective];
+  return policy ? `Now: ${words}.` : `Now (default, ${effective}): ${words}.`;
+}
+
 /** What the form holds for the changed fields, typed for the API. */
 function formValues(formEl, form, dirty) {
   const values = {};
@@ -124,6 +142,21 @@ async function channelsPage() {
       ),
       result,
     );
+    // The direct-chat policy in words, as the form stands (it changes with the form).
+    const policy = formEl.elements.namedItem("dmPolicy");
+    if (policy) {
+      const list = formEl.elements.namedItem("allowFrom");
+      const words = h("p", { class: "dm-policy-words" });
+      const say = () => {
+        const listed = (list?.value || "").trim() !== "";
+        words.textContent = dmPolicyWords(policy.value, listed);
+        words.dataset.policy = effectiveDmPolicy(policy.value, listed);
+      };
+      say();
+      policy.addEventListener("change", say);
+      list?.addEventListener("input", say);
+      policy.closest("label")?.after(words);
+    }
     const status = h("div", { class: "status" }, statusLine(form.status));
     /** Says what is wrong next to the field it is about (and clears the old notes). */
     function markField(key, message) {
@@ -265,50 +298,46 @@ async function ownersPage() {
               { class: "muted" },
               "No requests waiting. Ask the person to send /pair to the bot in a direct chat on QQ or WeCom; their code shows up here.",
             )
-          : h(
-              "table",
+          : labelledTable(
               { id: "pending-table" },
-              h(
-                "tbody",
-                {},
-                d.pending.map((r) =>
+              ["code", "from", ""],
+              d.pending.map((r) =>
+                h(
+                  "tr",
+                  { "data-code": r.display },
+                  h("td", {}, h("strong", { class: "code" }, r.display)),
                   h(
-                    "tr",
-                    { "data-code": r.display },
-                    h("td", {}, h("strong", { class: "code" }, r.display)),
+                    "td",
+                    {},
+                    r.senderName ? `${r.senderName} ` : "",
+                    h("span", { class: "owner-id" }, r.ownerId),
                     h(
-                      "td",
-                      {},
-                      r.senderName ? `${r.senderName} ` : "",
-                      h("span", { class: "muted" }, r.ownerId),
-                      h(
-                        "div",
-                        { class: "muted" },
-                        `on ${r.channel}, expires ${fromNow(r.expiresAt)}`,
-                      ),
+                      "div",
+                      { class: "muted" },
+                      `on ${r.channel}, expires ${fromNow(r.expiresAt)}`,
+                    ),
+                  ),
+                  h(
+                    "td",
+                    { class: "actions" },
+                    h(
+                      "button",
+                      {
+                        type: "button",
+                        class: "approve",
+                        onclick: () => void approve(r.display),
+                      },
+                      "Approve",
                     ),
                     h(
-                      "td",
-                      { class: "actions" },
-                      h(
-                        "button",
-                        {
-                          type: "button",
-                          class: "approve",
-                          onclick: () => void approve(r.display),
-                        },
-                        "Approve",
-                      ),
-                      h(
-                        "button",
-                        {
-                          type: "button",
-                          class: "secondary deny",
-                          onclick: () =>
-                            void act("deny", { code: r.display }, (x) => `Denied ${x.denied}.`),
-                        },
-                        "Deny",
-                      ),
+                      "button",
+                      {
+                        type: "button",
+                        class: "secondary deny",
+                        onclick: () =>
+                          void act("deny", { code: r.display }, (x) => `Denied ${x.denied}.`),
+                      },
+                      "Deny",
                     ),
                   ),
                 ),

@@ -32,24 +32,24 @@ async function statusPage() {
     area("channels", s.channels),
     area("mqtt", s.mqtt),
     h("h2", {}, "Doctor"),
-    h(
-      "table",
+    labelledTable(
       { id: "checks" },
-      h(
-        "tbody",
-        {},
-        s.checks.map((c) =>
+      ["check", "result"],
+      s.checks.map((c) =>
+        h(
+          "tr",
+          { class: `check-${c.status}` },
           h(
-            "tr",
-            { class: `check-${c.status}` },
-            h("td", {}, h("span", { class: `badge ${c.status}` }, c.status)),
-            h("td", {}, c.name),
-            h(
-              "td",
-              {},
-              c.message,
-              c.fix && c.status !== "ok" ? h("div", { class: "muted" }, `fix: ${c.fix}`) : null,
-            ),
+            "td",
+            { class: "check-name" },
+            h("strong", {}, c.name),
+            h("span", { class: `badge ${c.status}` }, c.status),
+          ),
+          h(
+            "td",
+            {},
+            c.message,
+            c.fix && c.status !== "ok" ? h("div", { class: "muted" }, `fix: ${c.fix}`) : null,
           ),
         ),
       ),
