@@ -3,7 +3,12 @@
  * logging with redaction, paths of the home, native modules loaded lazily, systemd
  * notifications and the clock. Depends on errors and schema only.
  */
-export { type AtomicWriteOptions, removeFileDurable, writeFileAtomic } from "./atomic-write.ts";
+export {
+  type AtomicWriteOptions,
+  commitFileAtomic,
+  removeFileDurable,
+  writeFileAtomic,
+} from "./atomic-write.ts";
 export { type BootClock, systemBootClock } from "./boot-clock.ts";
 export {
   type BoundedProcessOptions,
