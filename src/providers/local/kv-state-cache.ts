@@ -128,7 +128,8 @@ export interface KvCacheStats {
 
 export class KvStateCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly pending = new Set<string>();
+  /** States written but not committed yet, and their owners. */
+  private readonly pending = new Map<string, string | undefined>();
   /** Shared states whose write failed: not tried again by this process (a full disk stays full). */
   private readonly failed = new Set<string>();
   private commits: Promise<void> = Promise.resolve();
@@ -174,6 +175,10 @@ export class KvStateCache {
     tokens: readonly Token[],
     options: { owner?: string; held: number },
   ): Promise<Restored | undefined> {
+    // A state still being committed (e.g. this session's own, saved when it gave its
+    // sequence away a moment ago) is waited for: its fsync is cheaper than evaluating.
+    const wanted = [...this.pending.values()].some((owner) => !owner || owner === options.owner);
+    if (wanted) await this.commits;
     const exactOnly = sequence.needsCheckpoints;
     const candidates = [...this.entries.values()]
       .filter((entry) => !entry.refused && (!entry.owner || entry.owner === options.owner))
@@ -188,7 +193,14 @@ export class KvStateCache {
       const restored = await this.load(sequence, entry, tokens);
       if (!restored) continue;
       this.counts.loads += 1;
-      return { ...restored, ms: performance.now() - started };
+      const ms = performance.now() - started;
+      this.logger?.debug("KV state loaded", {
+        state: entry.id,
+        tokens: restored.tokens,
+        ms: Math.round(ms),
+        shared: entry.owner === undefined,
+      });
+      return { ...restored, ms };
     }
     return undefined;
   }
@@ -244,7 +256,7 @@ export class KvStateCache {
       return undefined;
     }
     const ms = performance.now() - started;
-    this.pending.add(id);
+    this.pending.set(id, options.owner);
     const metadata: Omit<Metadata, "stateSha256"> = {
       format: STATE_FORMAT,
       scope: this.scope,
@@ -260,7 +272,8 @@ export class KvStateCache {
   }
 
   /** What the owner saved with its state (e.g. a session's reply tokens), if it has one. */
-  extraOf(owner: string): unknown {
+  async extraOf(owner: string): Promise<unknown> {
+    if ([...this.pending.values()].includes(owner)) await this.commits;
     const entry = this.entries.get(stateId(this.scope, owner));
     if (!entry || entry.refused) return undefined;
     return this.readMetadata(entry.id)?.extra;
@@ -365,6 +378,12 @@ export class KvStateCache {
         lastUsed: Date.now(),
       });
       this.counts.saves += 1;
+      this.logger?.debug("KV state saved", {
+        state: id,
+        tokens: metadata.tokens.length,
+        bytes: metadata.stateBytes,
+        shared: metadata.owner === undefined,
+      });
       this.evictFor(0, id);
       if (this.usedBytes() > this.maxBytes) {
         const entry = this.entries.get(id);

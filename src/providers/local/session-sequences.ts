@@ -25,7 +25,7 @@ export interface SessionSequenceHooks {
   /** Called before `slot` gives its sequence to another session. */
   onEvict?(slot: SessionSlot): Promise<void>;
   /** Reply tokens a session coming back remembered when it gave its sequence away. */
-  recall?(sessionId: string): Map<string, Token[]> | undefined;
+  recall?(sessionId: string): Promise<Map<string, Token[]> | undefined>;
 }
 
 export class SessionSequences {
@@ -57,7 +57,7 @@ export class SessionSequences {
       await victim.sequence.clearHistory();
       sequence = victim.sequence;
     }
-    const generated = this.hooks.recall?.(sessionId) ?? new Map<string, Token[]>();
+    const generated = (await this.hooks.recall?.(sessionId)) ?? new Map<string, Token[]>();
     const slot: SessionSlot = { sessionId, sequence, lastUsed: this.clock, generated };
     this.slots.set(sessionId, slot);
     return slot;

@@ -26,11 +26,11 @@ export async function saveSessionState(cache: KvStateCache, slot: SessionSlot): 
 }
 
 /** The reply tokens saved with `sessionId`'s state, if any. */
-export function recallReplies(
+export async function recallReplies(
   cache: KvStateCache,
   sessionId: string,
-): Map<string, Token[]> | undefined {
-  const parsed = repliesSchema.safeParse(cache.extraOf(sessionOwner(sessionId)));
+): Promise<Map<string, Token[]> | undefined> {
+  const parsed = repliesSchema.safeParse(await cache.extraOf(sessionOwner(sessionId)));
   if (!parsed.success) return undefined;
   return new Map(parsed.data.replies.map(([key, tokens]) => [key, tokens as Token[]]));
 }
