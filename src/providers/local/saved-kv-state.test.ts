@@ -1,4 +1,12 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LlamaContextSequence } from "node-llama-cpp";
@@ -140,6 +148,51 @@ describe("saved KV-cache states", () => {
     const second = await turn(p, "b", ask("Hi"));
     expect(second.input).toBe(second.prompt);
     expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe("disk used by saved states", () => {
+  function folderBytes(root: string): number {
+    let sum = 0;
+    for (const name of readdirSync(root)) {
+      for (const file of readdirSync(join(root, name))) sum += statSync(join(root, name, file)).size;
+    }
+    return sum;
+  }
+
+  it("stays within kvCacheDiskMB: sessions' states go before the shared prefix", async () => {
+    const root = kvDir();
+    const { provider: p } = provider(root, { sessions: 1, kvCacheDiskMB: 1 });
+    for (let i = 0; i < 9; i += 1) await turn(p, `s${i}`, ask(`Hello number ${i}, how are you today?`));
+    await p.dispose();
+    expect(folderBytes(root)).toBeLessThanOrEqual(1024 * 1024 + 4096);
+    const { folder, json } = stateFiles(root);
+    const owners = json.map((name) => JSON.parse(readFileSync(join(folder, name), "utf8")).owner);
+    expect(owners).toContain(undefined);
+    expect(owners.length).toBeLessThan(9);
+    // The least recently used went: the newest sessions are kept.
+    expect(owners).toContain("session:s8");
+    expect(owners).toContain("session:s7");
+    expect(owners).not.toContain("session:s0");
+  });
+
+  it("the states of a model file that is gone are removed", async () => {
+    const root = kvDir();
+    const copy = join(mkdtempSync(join(tmpdir(), "clawbox-kv-model-")), "gone.gguf");
+    copyFileSync(modelPath, copy);
+    const { provider: before } = provider(root, { path: copy });
+    await turn(before, "a", ask("Hello"));
+    await before.dispose();
+    expect(readdirSync(root)).toHaveLength(1);
+    rmSync(copy);
+    const other = join(mkdtempSync(join(tmpdir(), "clawbox-kv-model-")), "other.gguf");
+    await writeTinyGguf(other, { seed: 9 });
+    const { provider: after, lines } = provider(root, { path: other });
+    await turn(after, "a", ask("Hello"));
+    const folders = readdirSync(root);
+    expect(folders).toHaveLength(1);
+    expect(readFileSync(join(root, folders[0] ?? "", "model.json"), "utf8")).toContain(other);
+    expect(lines.join("\n")).toMatch(/removing saved KV-cache states of a model that is gone.*model file missing/);
   });
 });
 
