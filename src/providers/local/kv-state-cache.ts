@@ -335,7 +335,8 @@ export class KvStateCache {
       if (size !== entry.stateBytes)
         return `the file has ${size} bytes, ${entry.stateBytes} were written (truncated?)`;
       const sha256 = await sha256OfFile(path);
-      if (sha256 !== entry.stateSha256) return "its sha256 differs from the one written (corrupted)";
+      if (sha256 !== entry.stateSha256)
+        return "its sha256 differs from the one written (corrupted)";
     } catch (error) {
       return `it cannot be read: ${errorMessage(error)}`;
     }

@@ -80,8 +80,14 @@ export function sha256OfFile(path: string): Promise<string> {
 }
 
 /** Hex sha256 of a scope and token list: the file name of a state. */
-export function stateId(scope: KvStateScope, owner: string | undefined, tokens?: readonly number[]): string {
-  const hash = createHash("sha256").update(JSON.stringify(scope)).update(`\0${owner ?? ""}\0`);
+export function stateId(
+  scope: KvStateScope,
+  owner: string | undefined,
+  tokens?: readonly number[],
+): string {
+  const hash = createHash("sha256")
+    .update(JSON.stringify(scope))
+    .update(`\0${owner ?? ""}\0`);
   if (tokens) hash.update(new Uint8Array(Uint32Array.from(tokens).buffer));
   return hash.digest("hex").slice(0, 32);
 }

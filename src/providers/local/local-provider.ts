@@ -35,7 +35,7 @@ import { KvStateCache, type StateWriter } from "./kv-state-cache.ts";
 import { acquireModel, loadLlama, releaseModel } from "./llama-runtime.ts";
 import { runTurn } from "./local-turn.ts";
 import { reuseSavedState, type SavedStateReuse } from "./saved-state-reuse.ts";
-import { type SessionSlot, SessionSequences } from "./session-sequences.ts";
+import { SessionSequences, type SessionSlot } from "./session-sequences.ts";
 import { recallReplies, saveSessionState, sessionOwner } from "./session-state.ts";
 
 const TOKEN_MEMO_LIMIT = 4096;

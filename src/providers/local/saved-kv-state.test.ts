@@ -155,7 +155,8 @@ describe("disk used by saved states", () => {
   function folderBytes(root: string): number {
     let sum = 0;
     for (const name of readdirSync(root)) {
-      for (const file of readdirSync(join(root, name))) sum += statSync(join(root, name, file)).size;
+      for (const file of readdirSync(join(root, name)))
+        sum += statSync(join(root, name, file)).size;
     }
     return sum;
   }
@@ -163,7 +164,8 @@ describe("disk used by saved states", () => {
   it("stays within kvCacheDiskMB: sessions' states go before the shared prefix", async () => {
     const root = kvDir();
     const { provider: p } = provider(root, { sessions: 1, kvCacheDiskMB: 1 });
-    for (let i = 0; i < 9; i += 1) await turn(p, `s${i}`, ask(`Hello number ${i}, how are you today?`));
+    for (let i = 0; i < 9; i += 1)
+      await turn(p, `s${i}`, ask(`Hello number ${i}, how are you today?`));
     await p.dispose();
     expect(folderBytes(root)).toBeLessThanOrEqual(1024 * 1024 + 4096);
     const { folder, json } = stateFiles(root);
@@ -192,7 +194,9 @@ describe("disk used by saved states", () => {
     const folders = readdirSync(root);
     expect(folders).toHaveLength(1);
     expect(readFileSync(join(root, folders[0] ?? "", "model.json"), "utf8")).toContain(other);
-    expect(lines.join("\n")).toMatch(/removing saved KV-cache states of a model that is gone.*model file missing/);
+    expect(lines.join("\n")).toMatch(
+      /removing saved KV-cache states of a model that is gone.*model file missing/,
+    );
   });
 });
 
@@ -282,7 +286,9 @@ describe("a saved state that does not fit is refused before loading", () => {
     expect(load).not.toHaveBeenCalled();
     expect(result.input).toBe(result.prompt);
     expect(result.message.content.length).toBeGreaterThan(0);
-    expect(lines.join("\n")).toMatch(/removed: it cannot be loaded.*written by node-llama-cpp 3\.20\.0/);
+    expect(lines.join("\n")).toMatch(
+      /removed: it cannot be loaded.*written by node-llama-cpp 3\.20\.0/,
+    );
   });
 });
 
