@@ -27,19 +27,18 @@
  * a power cut leaves either no state or a whole one.
  */
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statfsSync, statSync, utimesSync } from "node:fs";
+import { rmSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Llama, LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
 import pkg from "../../../package.json" with { type: "json" };
 import { errorMessage } from "../../errors/index.ts";
 import { DISK_MARGIN_MB } from "../../models/index.ts";
-import { z } from "../../schema/index.ts";
 import { commitFileAtomic, type Logger, writeFileAtomic } from "../../system/index.ts";
 import { openModelFolder } from "./kv-state-folders.ts";
+import { type Entry, KvStateIndex, type Metadata } from "./kv-state-index.ts";
 import {
   type KvStateScope,
   STATE_FORMAT,
-  scopeMismatch,
   scopeOf,
   sha256OfFile,
   stateId,
@@ -47,46 +46,6 @@ import {
 
 /** States shorter than this are not worth a file. */
 const MIN_STATE_TOKENS = 8;
-
-const scopeSchema = z.object({
-  format: z.number(),
-  runtime: z.string(),
-  modelSha256: z.string(),
-  contextSize: z.number(),
-  sequences: z.number(),
-  batchSize: z.number(),
-  flashAttention: z.boolean(),
-  kvKeyType: z.number(),
-  kvValueType: z.number(),
-});
-
-const tokenList = z.array(z.number().check(z.int(), z.minimum(0)));
-
-const metadataSchema = z.object({
-  format: z.number(),
-  scope: scopeSchema,
-  owner: z.optional(z.string()),
-  tokens: tokenList,
-  stateFile: z.string().check(z.regex(/^[0-9a-f]{32}\.\d+\.kv$/)),
-  stateBytes: z.number().check(z.int(), z.minimum(0)),
-  stateSha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-  savedAt: z.number(),
-  /** Opaque to the cache: what the owner wants back with its state. */
-  extra: z.optional(z.unknown()),
-});
-type Metadata = z.infer<typeof metadataSchema>;
-
-interface Entry {
-  id: string;
-  owner: string | undefined;
-  tokens: Uint32Array;
-  stateFile: string;
-  stateBytes: number;
-  stateSha256: string;
-  lastUsed: number;
-  /** Why it cannot be loaded here (another context's settings); it still takes disk. */
-  refused?: string;
-}
 
 /** How the state of a sequence reaches a file; tests inject a failing writer (full disk). */
 export interface StateWriter {
@@ -127,7 +86,6 @@ export interface KvCacheStats {
 }
 
 export class KvStateCache {
-  private readonly entries = new Map<string, Entry>();
   /** States written but not committed yet, and their owners. */
   private readonly pending = new Map<string, string | undefined>();
   /** Shared states whose write failed: not tried again by this process (a full disk stays full). */
@@ -136,9 +94,8 @@ export class KvStateCache {
   private counts = { loads: 0, saves: 0, refused: 0 };
 
   private constructor(
-    private readonly dir: string,
+    private readonly index: KvStateIndex,
     private readonly scope: KvStateScope,
-    private readonly maxBytes: number,
     private readonly writer: StateWriter,
     private readonly logger: Logger | undefined,
   ) {}
@@ -152,15 +109,9 @@ export class KvStateCache {
       folder.sha256,
       options.context,
     );
-    const cache = new KvStateCache(
-      folder.dir,
-      scope,
-      options.maxBytes,
-      options.writer ?? nativeWriter,
-      options.logger,
-    );
-    cache.readIndex();
-    return cache;
+    const index = new KvStateIndex(folder.dir, scope, options.maxBytes, options.logger);
+    index.read();
+    return new KvStateCache(index, scope, options.writer ?? nativeWriter, options.logger);
   }
 
   /**
@@ -180,7 +131,7 @@ export class KvStateCache {
     const wanted = [...this.pending.values()].some((owner) => !owner || owner === options.owner);
     if (wanted) await this.commits;
     const exactOnly = sequence.needsCheckpoints;
-    const candidates = [...this.entries.values()]
+    const candidates = [...this.index.entries.values()]
       .filter((entry) => !entry.refused && (!entry.owner || entry.owner === options.owner))
       .map((entry) => {
         const shared = sharedPrefix(entry.tokens, tokens);
@@ -216,22 +167,22 @@ export class KvStateCache {
     options: { owner?: string; extra?: unknown } = {},
   ): Promise<{ bytes: number; ms: number } | undefined> {
     const tokens = sequence.contextTokens;
-    if (tokens.length < MIN_STATE_TOKENS || this.maxBytes <= 0) return undefined;
+    if (tokens.length < MIN_STATE_TOKENS || this.index.maxBytes <= 0) return undefined;
     const id = stateId(this.scope, options.owner, options.owner ? undefined : tokens);
-    const existing = this.entries.get(id);
+    const existing = this.index.entries.get(id);
     if (existing && sameTokens(existing.tokens, tokens)) return undefined;
     if (this.pending.has(id) || this.failed.has(id)) return undefined;
-    const estimate = this.bytesPerToken() * tokens.length;
-    if (estimate > this.maxBytes) {
+    const estimate = this.index.bytesPerToken() * tokens.length;
+    if (estimate > this.index.maxBytes) {
       this.logger?.info("KV state not saved: larger than the disk allowed for saved states", {
         tokens: tokens.length,
         estimatedBytes: estimate,
-        maxBytes: this.maxBytes,
+        maxBytes: this.index.maxBytes,
       });
       return undefined;
     }
-    this.evictFor(estimate, id);
-    const free = freeBytes(this.dir);
+    this.index.evictFor(estimate, id);
+    const free = freeBytes(this.index.dir);
     if (free !== undefined && free < estimate + DISK_MARGIN_MB * 1024 * 1024) {
       this.logger?.warn("KV state not saved: the disk is nearly full", {
         freeBytes: free,
@@ -241,7 +192,10 @@ export class KvStateCache {
     }
     const savedAt = Date.now();
     const stateFile = `${id}.${savedAt}.kv`;
-    const temp = join(this.dir, `.${id}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    const temp = join(
+      this.index.dir,
+      `.${id}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+    );
     const started = performance.now();
     let bytes: number;
     try {
@@ -274,9 +228,9 @@ export class KvStateCache {
   /** What the owner saved with its state (e.g. a session's reply tokens), if it has one. */
   async extraOf(owner: string): Promise<unknown> {
     if ([...this.pending.values()].includes(owner)) await this.commits;
-    const entry = this.entries.get(stateId(this.scope, owner));
+    const entry = this.index.entries.get(stateId(this.scope, owner));
     if (!entry || entry.refused) return undefined;
-    return this.readMetadata(entry.id)?.extra;
+    return this.index.metadata(entry.id)?.extra;
   }
 
   /** Waits until every save has reached the disk (or failed). */
@@ -286,9 +240,9 @@ export class KvStateCache {
 
   stats(): KvCacheStats {
     return {
-      entries: this.entries.size,
-      bytes: this.usedBytes(),
-      maxBytes: this.maxBytes,
+      entries: this.index.entries.size,
+      bytes: this.index.usedBytes(),
+      maxBytes: this.index.maxBytes,
       ...this.counts,
     };
   }
@@ -298,7 +252,7 @@ export class KvStateCache {
     entry: Entry,
     tokens: readonly Token[],
   ): Promise<Omit<Restored, "ms"> | undefined> {
-    const path = join(this.dir, entry.stateFile);
+    const path = join(this.index.dir, entry.stateFile);
     const damage = await this.damageOf(entry, path);
     if (damage) {
       this.refuse(entry, damage);
@@ -319,8 +273,8 @@ export class KvStateCache {
     }
     if (sequence.nextTokenIndex > sharedPrefix(entry.tokens, tokens))
       await sequence.adaptStateToTokens([...tokens], false);
-    this.touch(entry);
-    const extra = entry.owner ? this.readMetadata(entry.id)?.extra : undefined;
+    this.index.touch(entry);
+    const extra = entry.owner ? this.index.metadata(entry.id)?.extra : undefined;
     return {
       tokens: sequence.nextTokenIndex,
       owner: entry.owner,
@@ -350,7 +304,7 @@ export class KvStateCache {
       tokens: entry.tokens.length,
       reason: why,
     });
-    this.remove(entry);
+    this.index.remove(entry);
   }
 
   private async commit(
@@ -358,18 +312,18 @@ export class KvStateCache {
     temp: string,
     metadata: Omit<Metadata, "stateSha256">,
   ): Promise<void> {
-    const path = join(this.dir, metadata.stateFile);
+    const path = join(this.index.dir, metadata.stateFile);
     try {
       const stateSha256 = await sha256OfFile(temp);
       await commitFileAtomic(temp, path);
       writeFileAtomic(
-        join(this.dir, `${id}.json`),
+        join(this.index.dir, `${id}.json`),
         `${JSON.stringify({ ...metadata, stateSha256 })}\n`,
       );
-      const previous = this.entries.get(id);
+      const previous = this.index.entries.get(id);
       if (previous && previous.stateFile !== metadata.stateFile)
-        rmSync(join(this.dir, previous.stateFile), { force: true });
-      this.entries.set(id, {
+        rmSync(join(this.index.dir, previous.stateFile), { force: true });
+      this.index.entries.set(id, {
         id,
         owner: metadata.owner,
         tokens: Uint32Array.from(metadata.tokens),
@@ -385,14 +339,15 @@ export class KvStateCache {
         bytes: metadata.stateBytes,
         shared: metadata.owner === undefined,
       });
-      this.evictFor(0, id);
-      if (this.usedBytes() > this.maxBytes) {
-        const entry = this.entries.get(id);
-        if (entry) this.remove(entry);
+      this.index.evictFor(0, id);
+      if (this.index.usedBytes() > this.index.maxBytes) {
+        const entry = this.index.entries.get(id);
+        if (entry) this.index.remove(entry);
       }
     } catch (error) {
       rmSync(temp, { force: true });
-      if (this.entries.get(id)?.stateFile !== metadata.stateFile) rmSync(path, { force: true });
+      if (this.index.entries.get(id)?.stateFile !== metadata.stateFile)
+        rmSync(path, { force: true });
       if (metadata.owner === undefined) this.failed.add(id);
       this.logger?.warn("KV state not saved: finishing the file failed", {
         tokens: metadata.tokens.length,
@@ -401,130 +356,6 @@ export class KvStateCache {
     } finally {
       this.pending.delete(id);
     }
-  }
-
-  private readIndex(): void {
-    for (const name of readdirSync(this.dir)) {
-      const match = /^([0-9a-f]{32})\.json$/.exec(name);
-      if (!match?.[1]) continue;
-      const id = match[1];
-      const metadata = this.readMetadata(id);
-      if (!metadata) {
-        this.logger?.warn("saved KV state unreadable; removed", { state: id });
-        this.removeFiles(id, undefined);
-        continue;
-      }
-      const mismatch = scopeMismatch(metadata.scope, this.scope);
-      const stale =
-        metadata.scope.format !== this.scope.format ||
-        metadata.scope.runtime !== this.scope.runtime ||
-        metadata.scope.modelSha256 !== this.scope.modelSha256;
-      if (mismatch && stale) {
-        // No version of this process can ever load it here.
-        this.logger?.info("saved KV state removed: it cannot be loaded", {
-          state: id,
-          reason: mismatch,
-        });
-        this.removeFiles(id, metadata.stateFile);
-        continue;
-      }
-      if (mismatch)
-        this.logger?.debug("saved KV state kept but not used", { state: id, reason: mismatch });
-      let lastUsed = metadata.savedAt;
-      try {
-        lastUsed = statSync(join(this.dir, name)).mtimeMs;
-      } catch {
-        // Removed meanwhile by another process: the load finds out.
-      }
-      this.entries.set(id, {
-        id,
-        owner: metadata.owner,
-        tokens: Uint32Array.from(metadata.tokens),
-        stateFile: metadata.stateFile,
-        stateBytes: metadata.stateBytes,
-        stateSha256: metadata.stateSha256,
-        lastUsed,
-        ...(mismatch ? { refused: mismatch } : {}),
-      });
-    }
-    this.removeOrphans();
-    this.evictFor(0, undefined);
-  }
-
-  private readMetadata(id: string): Metadata | undefined {
-    try {
-      const parsed = metadataSchema.safeParse(
-        JSON.parse(readFileSync(join(this.dir, `${id}.json`), "utf8")),
-      );
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** State files no metadata names (a crash between rename and metadata), an hour old. */
-  private removeOrphans(): void {
-    const named = new Set([...this.entries.values()].map((entry) => entry.stateFile));
-    for (const name of readdirSync(this.dir)) {
-      if (!name.endsWith(".kv") || named.has(name)) continue;
-      try {
-        if (Date.now() - statSync(join(this.dir, name)).mtimeMs > 3_600_000)
-          rmSync(join(this.dir, name), { force: true });
-      } catch {
-        // gone already
-      }
-    }
-  }
-
-  /** Removes least recently used states (not `keep`) until `incoming` more bytes fit. */
-  private evictFor(incoming: number, keep: string | undefined): void {
-    const rank = (entry: Entry) => (entry.refused ? 0 : entry.owner ? 1 : 2);
-    const order = [...this.entries.values()]
-      .filter((entry) => entry.id !== keep)
-      .sort((a, b) => rank(a) - rank(b) || a.lastUsed - b.lastUsed);
-    for (const entry of order) {
-      if (this.usedBytes() + incoming <= this.maxBytes) return;
-      this.logger?.debug("saved KV state evicted (disk bound)", {
-        state: entry.id,
-        bytes: entry.stateBytes,
-      });
-      this.remove(entry);
-    }
-  }
-
-  private remove(entry: Entry): void {
-    this.entries.delete(entry.id);
-    this.removeFiles(entry.id, entry.stateFile);
-  }
-
-  private removeFiles(id: string, stateFile: string | undefined): void {
-    rmSync(join(this.dir, `${id}.json`), { force: true });
-    if (stateFile) rmSync(join(this.dir, stateFile), { force: true });
-  }
-
-  private touch(entry: Entry): void {
-    entry.lastUsed = Date.now();
-    try {
-      const now = new Date();
-      utimesSync(join(this.dir, `${entry.id}.json`), now, now);
-    } catch {
-      // Only the order of eviction after a restart depends on it.
-    }
-  }
-
-  private usedBytes(): number {
-    let sum = 0;
-    for (const entry of this.entries.values()) sum += entry.stateBytes;
-    return sum;
-  }
-
-  /** The largest bytes per token seen so far (0 before the first save: nothing to go by). */
-  private bytesPerToken(): number {
-    let most = 0;
-    for (const entry of this.entries.values()) {
-      if (entry.tokens.length > 0) most = Math.max(most, entry.stateBytes / entry.tokens.length);
-    }
-    return most;
   }
 }
 
