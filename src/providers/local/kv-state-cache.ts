@@ -43,6 +43,7 @@ import {
   sha256OfFile,
   stateId,
 } from "./kv-state-scope.ts";
+import { sharedPrefix } from "./shared-prefix.ts";
 
 /** States shorter than this are not worth a file. */
 const MIN_STATE_TOKENS = 8;
@@ -357,14 +358,6 @@ export class KvStateCache {
       this.pending.delete(id);
     }
   }
-}
-
-/** How many tokens `a` and `b` share from their start. */
-export function sharedPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a[i] === b[i]) i += 1;
-  return i;
 }
 
 function sameTokens(a: ArrayLike<number>, b: ArrayLike<number>): boolean {

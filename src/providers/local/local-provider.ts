@@ -31,7 +31,7 @@ import { assistantKey, type PromptPiece, renderPrompt } from "./chat-prompt.ts";
 import { chatTemplateOf, describeChatTemplate } from "./chat-template.ts";
 import { LOCAL_CONTEXT_CAP } from "./context-cap.ts";
 import { replySchema } from "./json-reply-schema.ts";
-import { KvStateCache, type StateWriter } from "./kv-state-cache.ts";
+import type { KvStateCache, StateWriter } from "./kv-state-cache.ts";
 import { acquireModel, loadLlama, releaseModel } from "./llama-runtime.ts";
 import { runTurn } from "./local-turn.ts";
 import { reuseSavedState, type SavedStateReuse } from "./saved-state-reuse.ts";
@@ -294,6 +294,8 @@ export class LocalProvider implements Provider {
     const megabytes = this.config.kvCacheDiskMB ?? DEFAULT_KV_CACHE_DISK_MB;
     if (!root || megabytes <= 0 || this.config.kvReuse === false) return undefined;
     try {
+      // Loaded with the model, not at start: processes that never chat do not pay for it.
+      const { KvStateCache } = await import("./kv-state-cache.ts");
       return await KvStateCache.open({
         root,
         modelPath,

@@ -11,7 +11,8 @@
  * repeat.
  */
 import type { LlamaContextSequence, Token } from "node-llama-cpp";
-import { type KvStateCache, sharedPrefix } from "./kv-state-cache.ts";
+import type { KvStateCache } from "./kv-state-cache.ts";
+import { sharedPrefix } from "./shared-prefix.ts";
 
 export interface SavedStateReuse {
   /** Tokens of the stable prefix of this prompt. */
