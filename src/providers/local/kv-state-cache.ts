@@ -27,7 +27,7 @@
  * a power cut leaves either no state or a whole one.
  */
 import { randomBytes } from "node:crypto";
-import { rmSync, statfsSync, statSync } from "node:fs";
+import { chmodSync, rmSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Llama, LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
 import pkg from "../../../package.json" with { type: "json" };
@@ -315,11 +315,15 @@ export class KvStateCache {
   ): Promise<void> {
     const path = join(this.index.dir, metadata.stateFile);
     try {
+      // A session's state holds its conversation (as keys and values, and as tokens in
+      // the metadata): readable by the service's user alone, like the database.
+      chmodSync(temp, 0o600);
       const stateSha256 = await sha256OfFile(temp);
       await commitFileAtomic(temp, path);
       writeFileAtomic(
         join(this.index.dir, `${id}.json`),
         `${JSON.stringify({ ...metadata, stateSha256 })}\n`,
+        { mode: 0o600 },
       );
       const previous = this.index.entries.get(id);
       if (previous && previous.stateFile !== metadata.stateFile)

@@ -10,7 +10,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LlamaContextSequence } from "node-llama-cpp";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeTinyGguf } from "../../../test/fixtures/tiny-gguf.ts";
 import { collectStream } from "../../../test/support/collect-stream.ts";
 import type { LocalProviderConfig } from "../../config/index.ts";
@@ -24,14 +24,18 @@ import { LocalProvider, type LocalProviderDeps } from "./local-provider.ts";
 
 let modelPath: string;
 beforeAll(async () => {
-  modelPath = join(mkdtempSync(join(tmpdir(), "clawbox-kv-model-")), "tiny.gguf");
+  modelPath = join(modelFolder(), "tiny.gguf");
   await writeTinyGguf(modelPath);
 });
 
 const open: LocalProvider[] = [];
+const folders: string[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
   for (const provider of open.splice(0)) await provider.dispose();
+});
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
 const systemPrompt = `You run a small home. ${"Keep replies short and kind. ".repeat(12)}`;
@@ -79,8 +83,16 @@ async function turn(p: LocalProvider, sessionId: string, messages: Message[]) {
 
 const ask = (text: string): Message[] => [{ role: "user", content: text, timestamp: 1 }];
 
+function modelFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), "clawbox-kv-model-"));
+  folders.push(folder);
+  return folder;
+}
+
 function kvDir(): string {
-  return mkdtempSync(join(tmpdir(), "clawbox-kv-"));
+  const folder = mkdtempSync(join(tmpdir(), "clawbox-kv-"));
+  folders.push(folder);
+  return folder;
 }
 
 /** The one model folder under `root` and its state files. */
@@ -108,6 +120,9 @@ describe("saved KV-cache states", () => {
     expect(second.last?.loadedTokens).toBe(first.last?.prefixTokens);
     expect(second.input).toBe(second.prompt - (second.last?.prefixTokens ?? 0));
     expect(second.message.content.length).toBeGreaterThan(0);
+    await p.dispose();
+    const { folder, kv, json } = stateFiles(root);
+    for (const name of [...kv, ...json]) expect(statSync(join(folder, name)).mode & 0o077).toBe(0);
   });
 
   it("after a restart, the first turn loads the prefix, and a conversation its history", async () => {
@@ -180,14 +195,14 @@ describe("disk used by saved states", () => {
 
   it("the states of a model file that is gone are removed", async () => {
     const root = kvDir();
-    const copy = join(mkdtempSync(join(tmpdir(), "clawbox-kv-model-")), "gone.gguf");
+    const copy = join(modelFolder(), "gone.gguf");
     copyFileSync(modelPath, copy);
     const { provider: before } = provider(root, { path: copy });
     await turn(before, "a", ask("Hello"));
     await before.dispose();
     expect(readdirSync(root)).toHaveLength(1);
     rmSync(copy);
-    const other = join(mkdtempSync(join(tmpdir(), "clawbox-kv-model-")), "other.gguf");
+    const other = join(modelFolder(), "other.gguf");
     await writeTinyGguf(other, { seed: 9 });
     const { provider: after, lines } = provider(root, { path: other });
     await turn(after, "a", ask("Hello"));
@@ -240,7 +255,7 @@ describe("a saved state that does not fit is refused before loading", () => {
 
   it("another model file with the same tokenizer and template (other weights): removed unloaded", async () => {
     const root = kvDir();
-    const other = join(mkdtempSync(join(tmpdir(), "clawbox-kv-model-")), "tiny-other.gguf");
+    const other = join(modelFolder(), "tiny-other.gguf");
     await writeTinyGguf(other, { seed: 7 });
     await plantedFor(root, other);
     const load = vi.spyOn(LlamaContextSequence.prototype, "loadStateFromFile");
@@ -255,7 +270,7 @@ describe("a saved state that does not fit is refused before loading", () => {
 
   it("another chat template (a model file with the same weights): not loaded", async () => {
     const root = kvDir();
-    const other = join(mkdtempSync(join(tmpdir(), "clawbox-kv-model-")), "tiny-llama3.gguf");
+    const other = join(modelFolder(), "tiny-llama3.gguf");
     await writeTinyGguf(other, {
       chatTemplate: "{% for m in messages %}<|start|>{{ m.content }}<|end|>{% endfor %}",
       specialTokens: ["<|start|>", "<|end|>"],
