@@ -6,9 +6,10 @@
  * loaded by every new session, also after a restart, and a session that gave its
  * sequence away gets its state back (saved-state-reuse.ts, kv-state-cache.ts); the
  * first turn does that, never the start of the service. Requests run one at a time (a
- * small board has no spare cores). Failures end the stream as classified errors: MODEL_NOT_FOUND/MODEL_INVALID
- * (bad file, checked before llama.cpp sees it), MODEL_LOAD_FAILED, CONTEXT_OVERFLOW,
- * MODEL_CRASHED; the process never crashes for them where llama.cpp lets us avoid it.
+ * small board has no spare cores). Failures end the stream as classified errors:
+ * MODEL_NOT_FOUND/MODEL_INVALID (bad file, checked before llama.cpp sees it),
+ * MODEL_LOAD_FAILED, CONTEXT_OVERFLOW, MODEL_CRASHED; the process never crashes for them
+ * where llama.cpp lets us avoid it.
  */
 import { randomUUID } from "node:crypto";
 import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
@@ -143,8 +144,10 @@ export class LocalProvider implements Provider {
         slot.generated,
       );
       const kvReuse = this.config.kvReuse ?? true;
+      // A prompt past the window fails in runTurn as CONTEXT_OVERFLOW (compaction follows).
+      const fits = promptTokens.length + 1 < slot.sequence.contextSize;
       const reuse =
-        loaded.kvCache && kvReuse
+        loaded.kvCache && kvReuse && fits
           ? await reuseSavedState({
               cache: loaded.kvCache,
               sequence: slot.sequence,
