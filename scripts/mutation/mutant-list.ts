@@ -30,6 +30,7 @@ export const AREAS = [
   "doctor",
   "cli",
   "config",
+  "providers",
 ] as const;
 
 const mutantSchema = z.strictObject({

@@ -126,7 +126,7 @@ export function createAgent(deps: AgentDeps): Agent {
   });
   const inboxes = new Map<string, SteeringInbox>();
   const controllers = new Set<AbortController>();
-  const providers = createProviderCache(deps.providers, config, logger);
+  const providers = createProviderCache(deps.providers, config, logger, paths.kvCacheDir);
   const selection = createModelSelection(config, providers, logger, () => gate.idle());
   const engine = createEngineSource(deps.engine, { config, store, paths, logger });
   let closing = false;

@@ -31,13 +31,14 @@ function lookupOf(
   source: ProviderSource | undefined,
   config: ModelsHolder,
   logger: Logger,
+  kvCacheDir: string,
 ): ProviderLookup {
   if (typeof source === "function") return source;
   if (source) return (id) => source[id];
   return (id) => {
     const entry = config.models.providers[id];
     return entry
-      ? createProvider(id, entry, { logger: logger.child(`provider:${id}`) })
+      ? createProvider(id, entry, { logger: logger.child(`provider:${id}`), kvCacheDir })
       : undefined;
   };
 }
@@ -46,9 +47,10 @@ export function createProviderCache(
   source: ProviderSource | undefined,
   config: ModelsHolder,
   logger: Logger,
+  kvCacheDir: string,
 ): ProviderCache {
   const cache = new Map<string, Provider>();
-  const lookup = lookupOf(source, config, logger);
+  const lookup = lookupOf(source, config, logger, kvCacheDir);
   return {
     get(id) {
       const hit = cache.get(id);

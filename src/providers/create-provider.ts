@@ -15,6 +15,8 @@ export interface ProviderDeps {
   fetch?: typeof fetch;
   /** Clock for auth-profile cooldowns, epoch ms. */
   now?: () => number;
+  /** Local providers: where KV-cache states are saved (`<home>/cache/kv`); none: not saved. */
+  kvCacheDir?: string;
 }
 
 /** A provider for config entry `id`; nothing is loaded or connected until first use. */

@@ -108,6 +108,26 @@ export interface ProviderStats {
   lastError?: { code: string; message: string; at: number };
   /** Local provider: sessions holding a KV-cache sequence, and the bound. */
   sessions?: { active: number; max: number };
+  /**
+   * Local provider: KV-cache states saved on disk (count, bytes, the bound; loads, saves
+   * and refused states since start), and what the last request took from them.
+   */
+  kvCache?: {
+    entries: number;
+    bytes: number;
+    maxBytes: number;
+    loads: number;
+    saves: number;
+    refused: number;
+    lastRequest?: {
+      prefixTokens: number;
+      loadedTokens: number;
+      loadMs: number;
+      loadedFrom?: "prefix" | "own";
+      prefixEvaluated: number;
+      prefixEvalMs: number;
+    };
+  };
   /** Remote providers: auth profiles by id (never keys) and their cooldown end (epoch ms). */
   authProfiles?: { id: string; coolingDownUntil?: number }[];
 }

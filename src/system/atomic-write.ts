@@ -17,6 +17,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 export interface AtomicWriteOptions {
@@ -114,6 +115,29 @@ export function writeFileAtomic(
     throw error;
   }
   commitTemp(file, path);
+}
+
+/**
+ * Moves a file someone else wrote (`temp`, e.g. a native library's output) into place at
+ * `path` the same crash-safe way: fsync the temp file (off the event loop: a file of
+ * hundreds of MB takes seconds to reach an SD card), rename it over `path`, fsync the
+ * folder. `temp` must be in the folder of `path`. On failure `temp` is removed and the
+ * old `path` is untouched.
+ */
+export async function commitFileAtomic(temp: string, path: string): Promise<void> {
+  try {
+    const handle = await open(temp, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectory(dirname(path));
 }
 
 /** Removes `path` and makes the removal durable (fsync of the folder). */

@@ -5,6 +5,7 @@
  */
 export {
   type AtomicWriteOptions,
+  commitFileAtomic,
   removeFileDurable,
   renameDurable,
   writeFileAtomic,

@@ -11,6 +11,8 @@ export interface HomePaths {
   database: string;
   workspace: string;
   modelsDir: string;
+  /** Saved llama.cpp KV-cache states of the local model (prefixes, sessions). */
+  kvCacheDir: string;
   skillsDir: string;
 }
 
@@ -38,6 +40,7 @@ export function homePaths(home: string, workspace?: string, env = process.env): 
     database: join(home, "clawbox.db"),
     workspace: isAbsolute(ws) ? ws : resolve(home, ws),
     modelsDir: join(home, "models"),
+    kvCacheDir: join(home, "cache", "kv"),
     skillsDir: join(home, "skills"),
   };
 }

@@ -41,7 +41,10 @@ export const compactCommand: Command = {
     const providerConfig = config.models.providers[model.providerId];
     if (!providerConfig)
       throw new ClawboxError("CONFIG_INVALID", `models.providers.${model.providerId} is missing`);
-    const provider = createProvider(model.providerId, providerConfig, { logger: ctx.logger() });
+    const provider = createProvider(model.providerId, providerConfig, {
+      logger: ctx.logger(),
+      kvCacheDir: ctx.resolvedPaths().kvCacheDir,
+    });
     const engine = createContextEngine({
       config,
       store,

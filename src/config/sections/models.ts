@@ -47,6 +47,12 @@ export const localProvider = z.object({
    * measure your model with `npm run bench -- local-speed` before turning it on).
    */
   flashAttention: z.optional(z.boolean()),
+  /**
+   * Disk, in MB, for saved KV-cache states under `<home>/cache/kv` (the evaluated system
+   * prompt shared by every session, sessions that gave their sequence away); the least
+   * recently used go first. 0 saves nothing. Default 2048 (see docs/PROVIDERS.md).
+   */
+  kvCacheDiskMB: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(1048576))),
 });
 
 const authProfile = z.object({

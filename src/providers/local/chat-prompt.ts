@@ -9,10 +9,14 @@ import type { AssistantMessage, Message } from "../../messages/index.ts";
 import type { ChatTemplate, ProviderRequest, ToolDefinition } from "../provider.ts";
 
 export type PromptPiece =
-  /** Chat markup: special tokens such as <|im_start|> or <|eot_id|> are parsed as such. */
-  | { kind: "markup"; text: string }
+  /**
+   * Chat markup: special tokens such as <|im_start|> or <|eot_id|> are parsed as such.
+   * `prefix`: part of the stable prefix (template start, stable system prompt, tools),
+   * the same for every session with this prompt, so it is evaluated once and shared.
+   */
+  | { kind: "markup"; text: string; prefix?: true }
   /** Content: tokenized as plain text, so it cannot forge chat markup. */
-  | { kind: "text"; text: string }
+  | { kind: "text"; text: string; prefix?: true }
   /** Body of an assistant message; `key` finds the tokens it was generated as. */
   | { kind: "assistant"; key: string; text: string };
 
@@ -32,8 +36,12 @@ export function renderPrompt(
   const boundary = request.cacheBoundary ?? request.systemPrompt.length;
   const stable = request.systemPrompt.slice(0, boundary);
   const dynamic = request.systemPrompt.slice(boundary);
-  const pieces: PromptPiece[] = [markupPiece(template.start), textPiece(stable)];
-  if (jsonMode && request.tools.length > 0) pieces.push(textPiece(toolsSection(request.tools)));
+  const pieces: PromptPiece[] = [
+    { kind: "markup", text: template.start, prefix: true },
+    { kind: "text", text: stable, prefix: true },
+  ];
+  if (jsonMode && request.tools.length > 0)
+    pieces.push({ kind: "text", text: toolsSection(request.tools), prefix: true });
   pieces.push(textPiece(dynamic));
   let previous: Turn = "system";
   for (const message of request.messages) {

@@ -1,10 +1,15 @@
 /**
  * The local llama.cpp provider. The model is loaded lazily on first use and kept; each
  * session keeps a KV-cache sequence (LRU-bounded) so a turn evaluates only what was
- * appended since the last one. Requests run one at a time (a small board has no spare
- * cores). Failures end the stream as classified errors: MODEL_NOT_FOUND/MODEL_INVALID
- * (bad file, checked before llama.cpp sees it), MODEL_LOAD_FAILED, CONTEXT_OVERFLOW,
- * MODEL_CRASHED; the process never crashes for them where llama.cpp lets us avoid it.
+ * appended since the last one. With a KV-cache folder (`<home>/cache/kv`), the stable
+ * prefix (system prompt and tool list) is evaluated once per model and context and
+ * loaded by every new session, also after a restart, and a session that gave its
+ * sequence away gets its state back (saved-state-reuse.ts, kv-state-cache.ts); the
+ * first turn does that, never the start of the service. Requests run one at a time (a
+ * small board has no spare cores). Failures end the stream as classified errors:
+ * MODEL_NOT_FOUND/MODEL_INVALID (bad file, checked before llama.cpp sees it),
+ * MODEL_LOAD_FAILED, CONTEXT_OVERFLOW, MODEL_CRASHED; the process never crashes for them
+ * where llama.cpp lets us avoid it.
  */
 import { randomUUID } from "node:crypto";
 import type { LlamaContext, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
@@ -27,21 +32,32 @@ import { assistantKey, type PromptPiece, renderPrompt } from "./chat-prompt.ts";
 import { chatTemplateOf, describeChatTemplate } from "./chat-template.ts";
 import { LOCAL_CONTEXT_CAP } from "./context-cap.ts";
 import { replySchema } from "./json-reply-schema.ts";
+import type { KvStateCache, StateWriter } from "./kv-state-cache.ts";
 import { acquireModel, loadLlama, releaseModel } from "./llama-runtime.ts";
 import { runTurn } from "./local-turn.ts";
-import { SessionSequences } from "./session-sequences.ts";
+import { reuseSavedState, type SavedStateReuse } from "./saved-state-reuse.ts";
+import { SessionSequences, type SessionSlot } from "./session-sequences.ts";
+import { recallReplies, saveSessionState, sessionOwner } from "./session-state.ts";
 
 const TOKEN_MEMO_LIMIT = 4096;
+
+/** Disk for saved KV states when `kvCacheDiskMB` is unset (docs/PROVIDERS.md: sized for an SD card). */
+const DEFAULT_KV_CACHE_DISK_MB = 2048;
 
 interface Loaded {
   model: LlamaModel;
   context: LlamaContext;
   sessions: SessionSequences;
   template: ChatTemplate;
+  kvCache: KvStateCache | undefined;
 }
 
 export interface LocalProviderDeps {
   logger?: Logger;
+  /** `<home>/cache/kv`: where KV-cache states are saved; without it nothing is saved. */
+  kvCacheDir?: string;
+  /** How states reach their files (tests inject a failing one). */
+  kvStateWriter?: StateWriter;
 }
 
 export class LocalProvider implements Provider {
@@ -54,6 +70,7 @@ export class LocalProvider implements Provider {
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
   private readonly tokenMemo = new Map<string, Token[]>();
   private readonly counters = new ProviderCounters();
+  private lastReuse: SavedStateReuse | undefined;
 
   constructor(
     readonly id: string,
@@ -81,8 +98,12 @@ export class LocalProvider implements Provider {
 
   stats(): ProviderStats {
     const loaded = this.status === "ready" ? this.loadedNow : undefined;
+    const kvCache = loaded?.kvCache?.stats();
     return this.counters.snapshot({
       sessions: { active: loaded?.sessions.active() ?? 0, max: this.config.sessions ?? 2 },
+      ...(kvCache
+        ? { kvCache: { ...kvCache, ...(this.lastReuse ? { lastRequest: this.lastReuse } : {}) } }
+        : {}),
     });
   }
 
@@ -93,6 +114,16 @@ export class LocalProvider implements Provider {
     this.loadedNow = undefined;
     const loaded = await loading?.catch(() => undefined);
     if (!loaded) return;
+    const release = await this.lock();
+    try {
+      if (loaded.kvCache) {
+        // A conversation after the restart loads its history instead of evaluating it.
+        for (const slot of loaded.sessions.held()) await saveSessionState(loaded.kvCache, slot);
+        await loaded.kvCache.idle();
+      }
+    } finally {
+      release();
+    }
     await loaded.context.dispose();
     if (this.config.path) await releaseModel(this.config.path);
   }
@@ -104,13 +135,28 @@ export class LocalProvider implements Provider {
     const release = await this.lock();
     try {
       const loaded = await this.ensureLoaded();
-      const slot = await loaded.sessions.acquire(request.sessionId ?? "");
+      const sessionId = request.sessionId ?? "";
+      const slot = await loaded.sessions.acquire(sessionId);
       const jsonMode = request.tools.length > 0 && this.config.toolCalling !== "off";
-      const promptTokens = this.tokenize(
+      const { tokens: promptTokens, prefixLength } = this.tokenize(
         loaded.model,
         renderPrompt(request, jsonMode, loaded.template),
         slot.generated,
       );
+      const kvReuse = this.config.kvReuse ?? true;
+      // A prompt past the window fails in runTurn as CONTEXT_OVERFLOW (compaction follows).
+      const fits = promptTokens.length + 1 < slot.sequence.contextSize;
+      const reuse =
+        loaded.kvCache && kvReuse && fits
+          ? await reuseSavedState({
+              cache: loaded.kvCache,
+              sequence: slot.sequence,
+              owner: sessionOwner(sessionId),
+              promptTokens,
+              prefixLength,
+            })
+          : undefined;
+      this.lastReuse = reuse;
       const grammar = jsonMode ? await this.grammarFor(request) : undefined;
       const { LlamaGrammarEvaluationState } = await import("node-llama-cpp");
       const outcome = yield* runTurn(
@@ -122,7 +168,7 @@ export class LocalProvider implements Provider {
           ...(grammar
             ? { grammarState: new LlamaGrammarEvaluationState({ model: loaded.model, grammar }) }
             : {}),
-          kvReuse: this.config.kvReuse ?? true,
+          kvReuse,
           temperature: request.temperature ?? this.config.temperature,
           ...(this.config.seed !== undefined ? { seed: this.config.seed } : {}),
           maxTokens: request.maxTokens ?? this.config.maxTokens,
@@ -131,9 +177,11 @@ export class LocalProvider implements Provider {
         },
         builder,
       );
+      // Prefix tokens evaluated before the turn are input, not a cache read.
+      const evaluatedBefore = reuse?.prefixEvaluated ?? 0;
       builder.setUsage({
-        input: outcome.evaluated,
-        cacheRead: outcome.reused,
+        input: outcome.evaluated + evaluatedBefore,
+        cacheRead: outcome.reused - evaluatedBefore,
         output: outcome.output,
       });
       if (outcome.stopReason === "aborted") {
@@ -213,7 +261,20 @@ export class LocalProvider implements Provider {
         contextSize: context.contextSize,
         chatTemplate: describeChatTemplate(template),
       });
-      return { model, context, sessions: new SessionSequences(context, sessions), template };
+      const kvCache = await this.openKvCache(path, context);
+      const hooks = kvCache
+        ? {
+            onEvict: (slot: SessionSlot) => saveSessionState(kvCache, slot),
+            recall: (sessionId: string) => recallReplies(kvCache, sessionId),
+          }
+        : {};
+      return {
+        model,
+        context,
+        sessions: new SessionSequences(context, sessions, hooks),
+        template,
+        kvCache,
+      };
     } catch (error) {
       await releaseModel(path);
       throw new ClawboxError(
@@ -227,15 +288,46 @@ export class LocalProvider implements Provider {
     }
   }
 
+  /** Saved KV states, unless turned off (no folder, `kvCacheDiskMB: 0`, `kvReuse: false`). */
+  private async openKvCache(
+    modelPath: string,
+    context: LlamaContext,
+  ): Promise<KvStateCache | undefined> {
+    const root = this.deps.kvCacheDir;
+    const megabytes = this.config.kvCacheDiskMB ?? DEFAULT_KV_CACHE_DISK_MB;
+    if (!root || megabytes <= 0 || this.config.kvReuse === false) return undefined;
+    try {
+      // Loaded with the model, not at start: processes that never chat do not pay for it.
+      const { KvStateCache } = await import("./kv-state-cache.ts");
+      return await KvStateCache.open({
+        root,
+        modelPath,
+        llama: await loadLlama(this.config.threads, this.deps.logger),
+        context,
+        maxBytes: megabytes * 1024 * 1024,
+        ...(this.deps.logger ? { logger: this.deps.logger } : {}),
+        ...(this.deps.kvStateWriter ? { writer: this.deps.kvStateWriter } : {}),
+      });
+    } catch (error) {
+      this.deps.logger?.warn("saved KV states unavailable; every session evaluates its prompt", {
+        folder: root,
+        error: errorMessage(error),
+      });
+      return undefined;
+    }
+  }
+
+  /** The prompt's tokens, and how many of them are its stable prefix. */
   private tokenize(
     model: LlamaModel,
     pieces: PromptPiece[],
     generated: Map<string, Token[]>,
-  ): Token[] {
+  ): { tokens: Token[]; prefixLength: number } {
     // No BOS is added here: the template's `start` carries it where the model wants one.
     // Like node-llama-cpp's own LlamaText.tokenize, every piece after the first drops the
     // space a SentencePiece tokenizer would put in front of a text's first word.
     const tokens: Token[] = [];
+    let prefixLength = 0;
     for (const [index, piece] of pieces.entries()) {
       const remembered = piece.kind === "assistant" ? generated.get(piece.key) : undefined;
       if (remembered) {
@@ -255,8 +347,9 @@ export class LocalProvider implements Provider {
         this.tokenMemo.set(memoKey, pieceTokens);
       }
       tokens.push(...pieceTokens);
+      if (piece.kind !== "assistant" && piece.prefix) prefixLength = tokens.length;
     }
-    return tokens;
+    return { tokens, prefixLength };
   }
 
   private grammarFor(request: ProviderRequest): Promise<LlamaGrammar> {

@@ -1,9 +1,12 @@
 /**
  * One KV-cache sequence per session, bounded: a small board holds only a few (each
  * costs context memory), so the least recently used session gives its sequence to a
- * new one and starts from an empty cache when it comes back. A slot also remembers the
- * exact tokens each of its assistant replies was generated as, so re-rendering the
- * history reproduces what is already in the cache.
+ * new one. With saved states (kv-state-cache.ts) it first saves what the sequence held
+ * (`onEvict`), so when it comes back it loads that instead of evaluating its history
+ * again; without them it starts from an empty cache. A slot also remembers the exact
+ * tokens each of its assistant replies was generated as, so re-rendering the history
+ * reproduces what is already in the cache; a returning session gets them back
+ * (`recall`), or the re-rendered history would not match its saved state.
  */
 import type { LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
 import { ClawboxError } from "../../errors/index.ts";
@@ -18,6 +21,13 @@ export interface SessionSlot {
   generated: Map<string, Token[]>;
 }
 
+export interface SessionSequenceHooks {
+  /** Called before `slot` gives its sequence to another session. */
+  onEvict?(slot: SessionSlot): Promise<void>;
+  /** Reply tokens a session coming back remembered when it gave its sequence away. */
+  recall?(sessionId: string): Promise<Map<string, Token[]> | undefined>;
+}
+
 export class SessionSequences {
   private readonly slots = new Map<string, SessionSlot>();
   private clock = 0;
@@ -25,6 +35,7 @@ export class SessionSequences {
   constructor(
     private readonly context: LlamaContext,
     private readonly max: number,
+    private readonly hooks: SessionSequenceHooks = {},
   ) {}
 
   /** The slot of `sessionId`, taking a free sequence or the least recently used one. */
@@ -42,10 +53,12 @@ export class SessionSequences {
       const victim = [...this.slots.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0];
       if (!victim) throw new ClawboxError("INTERNAL", "no KV-cache sequence available");
       this.slots.delete(victim.sessionId);
+      await this.hooks.onEvict?.(victim);
       await victim.sequence.clearHistory();
       sequence = victim.sequence;
     }
-    const slot: SessionSlot = { sessionId, sequence, lastUsed: this.clock, generated: new Map() };
+    const generated = (await this.hooks.recall?.(sessionId)) ?? new Map<string, Token[]>();
+    const slot: SessionSlot = { sessionId, sequence, lastUsed: this.clock, generated };
     this.slots.set(sessionId, slot);
     return slot;
   }
@@ -57,6 +70,11 @@ export class SessionSequences {
       const oldest = slot.generated.keys().next();
       if (!oldest.done) slot.generated.delete(oldest.value);
     }
+  }
+
+  /** The slots holding a sequence now. */
+  held(): SessionSlot[] {
+    return [...this.slots.values()];
   }
 
   active(): number {
