@@ -98,6 +98,7 @@ export function dynamicContextOf(
     replyTo: request.replyTo,
     receivedAt: request.receivedAt,
     capabilities: request.capabilities,
+    notice: request.notice,
     now: Date.now(),
     timezone,
   };

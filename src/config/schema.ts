@@ -6,6 +6,7 @@ import { z } from "../schema/index.ts";
 import { agentSection } from "./sections/agent.ts";
 import { channelsSection } from "./sections/channels.ts";
 import { contextSection } from "./sections/context.ts";
+import { homeAssistantSection } from "./sections/home-assistant.ts";
 import { memorySection } from "./sections/memory.ts";
 import { modelsSection } from "./sections/models.ts";
 import { mqttSection } from "./sections/mqtt.ts";
@@ -26,6 +27,7 @@ export const configSchema = z.object({
   channels: channelsSection,
   log: logSection,
   mqtt: mqttSection,
+  homeAssistant: homeAssistantSection,
   heartbeat: heartbeatSection,
   cron: cronSection,
   followups: followupsSection,
