@@ -68,11 +68,11 @@ export function createAgentTools(deps: AgentToolsDeps): AgentTools {
   };
   const policy = (tools: AgentTool[], request: ChatRequest, provider: Provider) =>
     applyToolPolicy(tools, config, {
-        providerId: provider.id,
-        channel: request.channel,
-        chatType: request.chatType,
-        groupId: request.groupId,
-        senderId: request.senderId,
+      providerId: provider.id,
+      channel: request.channel,
+      chatType: request.chatType,
+      groupId: request.groupId,
+      senderId: request.senderId,
       isOwner: deps.isOwner(request),
       runKind: request.runKind ?? "interactive",
     });

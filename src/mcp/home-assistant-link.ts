@@ -140,7 +140,7 @@ export function createHomeAssistantLink(
     },
     tools() {
       const l = live;
-      if (!l || l.connection.state !== "ready") return [];
+      if (l?.connection.state !== "ready") return [];
       if (l.cache?.list === l.connection.tools) return l.cache.tools;
       const tools = l.connection.tools
         .filter((info) => {
@@ -157,7 +157,10 @@ export function createHomeAssistantLink(
     status() {
       const l = live;
       if (!l) return { state: "off", tools: 0 };
-      const state = l.connection.state === "closed" || l.connection.state === "idle" ? "connecting" : l.connection.state;
+      const state =
+        l.connection.state === "closed" || l.connection.state === "idle"
+          ? "connecting"
+          : l.connection.state;
       const reason = reasonOf(l);
       return {
         state,

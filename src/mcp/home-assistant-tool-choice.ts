@@ -77,18 +77,22 @@ function mentions(message: string, phrase: string): boolean {
   const p = phrase.toLowerCase();
   if (p.length < 2) return false;
   if (CJK.test(p)) return message.includes(p);
-  return new RegExp(`(^|[^\\p{L}\\p{N}])${p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\p{L}\\p{N}])`, "u").test(
-    message,
-  );
+  return new RegExp(
+    `(^|[^\\p{L}\\p{N}])${p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\p{L}\\p{N}])`,
+    "u",
+  ).test(message);
 }
 
 const propertiesOf = (tool: AgentTool): Record<string, unknown> => {
   const properties = tool.parameters.properties;
-  return properties && typeof properties === "object" ? (properties as Record<string, unknown>) : {};
+  return properties && typeof properties === "object"
+    ? (properties as Record<string, unknown>)
+    : {};
 };
 
 /** The domain part of HA's `<domain>__<Tool>` names, when a name has one. */
-const domainOf = (name: string) => (name.includes("__") ? name.split("__")[0]?.toLowerCase() : undefined);
+const domainOf = (name: string) =>
+  name.includes("__") ? name.split("__")[0]?.toLowerCase() : undefined;
 
 export function chooseHomeAssistantTools(
   tools: AgentTool[],

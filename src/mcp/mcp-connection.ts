@@ -141,9 +141,7 @@ export class McpConnection {
             `MCP server "${this.name}": prompt`,
           )
             .then((got) =>
-              got.messages
-                .map((m) => (m.content.type === "text" ? m.content.text : ""))
-                .join("\n"),
+              got.messages.map((m) => (m.content.type === "text" ? m.content.text : "")).join("\n"),
             )
             .catch(() => undefined)
         : undefined;
