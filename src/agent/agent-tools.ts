@@ -85,7 +85,8 @@ export function createAgentTools(deps: AgentToolsDeps): AgentTools {
       if (modelKindOf(provider) !== "local") return allowed;
       const house = mcp.homeAssistant.pick(allowed, request.text);
       if (!house) return allowed;
-      remember(request.sessionKey, house.report);
+      // `/context` asks too: its own text must not replace the last turn's choice.
+      if (!request.text.startsWith("/")) remember(request.sessionKey, house.report);
       return allowed.filter((tool) => !house.left.has(tool.name));
     },
     homeAssistantChoice: (sessionKey) => choices.get(sessionKey),

@@ -99,6 +99,8 @@ export async function runSlashCommand(
         : `Nothing to compact${result.reason ? ` (${result.reason})` : ""}.`;
       return reply(ctx.store.sessions.require(session.sessionId), text);
     }
+    // Read first: the definitions below are this command's own, not the last turn's.
+    const house = ctx.homeAssistantChoice();
     const report = await contextCommandReply(
       engine,
       session,
@@ -108,7 +110,6 @@ export async function runSlashCommand(
       ctx.toolDefinitions(provider),
       ctx.privateFiles,
     );
-    const house = ctx.homeAssistantChoice();
     return reply(session, house ? `${report}\n\n${house}` : report);
   } catch (error) {
     const classified = toClawboxError(error);
