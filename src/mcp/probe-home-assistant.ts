@@ -6,7 +6,7 @@
  * secret; it never throws.
  */
 import type { HomeAssistantConfig } from "../config/index.ts";
-import { errorMessage } from "../errors/index.ts";
+import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { redact } from "../system/index.ts";
 import { guardedFetch, homeAssistantEndpoint } from "./home-assistant-fetch.ts";
 import { plainReason } from "./home-assistant-link.ts";
@@ -38,11 +38,12 @@ export async function probeHomeAssistant(
     });
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
-      throw new Error(`HTTP ${response.status}`);
+      throw new ClawboxError("TOOL_FAILED", `HTTP ${response.status}`);
     }
     if (id === undefined) return undefined;
     const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message ?? "error"}`);
+    if (body.error)
+      throw new ClawboxError("TOOL_FAILED", `${method}: ${body.error.message ?? "error"}`);
     return body.result;
   };
   try {
