@@ -102,6 +102,10 @@ export interface Agent extends ModelSelection {
   ready(): Promise<void>;
   /** Per MCP server: state, tool count, last error (for doctor and /health). */
   mcpStatus(): McpServerStatus[];
+  /** The ids of the configured local models (`models.providers.<id>.kind: "local"`). */
+  localModelIds(): string[];
+  /** A configured local model, for `/v1` as a plain model server (no agent, tools or memory). */
+  localModel(id: string): Provider | undefined;
   /** Home Assistant's MCP link: state, tool count and why it is down, in plain words. */
   homeAssistantStatus(): HomeAssistantStatus;
   /** Applies a changed `homeAssistant` section (the console's Save, an edited file): reconnects. */
@@ -392,6 +396,14 @@ export function createAgent(deps: AgentDeps): Agent {
     trim: (idleMs) => engine.trim(idleMs),
     mcpStatus: () => tools.mcp.status(),
     homeAssistantStatus: () => tools.mcp.homeAssistant.status(),
+    localModelIds: () =>
+      Object.entries(config.models.providers)
+        .filter(([, provider]) => provider.kind === "local")
+        .map(([id]) => id),
+    localModel: (id) =>
+      Object.hasOwn(config.models.providers, id) && config.models.providers[id]?.kind === "local"
+        ? providers.get(id)
+        : undefined,
     reloadHomeAssistant: (section) => tools.mcp.homeAssistant.configure(section),
     async close() {
       closing = true;
