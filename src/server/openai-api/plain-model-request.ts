@@ -45,6 +45,7 @@ const bodyShape = z.looseObject({
   stop: z.optional(
     z.nullable(z.union([z.string(), z.array(z.string()).check(z.maxLength(MAX_STOPS))])),
   ),
+  tool_choice: z.optional(z.nullable(z.enum(["auto", "none", "required"]))),
   stream: z.optional(z.nullable(z.boolean())),
   stream_options: z.optional(
     z.nullable(z.looseObject({ include_usage: z.optional(z.nullable(z.boolean())) })),
@@ -56,7 +57,10 @@ export interface PlainModelRequest {
   model: string;
   systemPrompt: string;
   messages: Message[];
+  /** The offered tools (none for `tool_choice: "none"`). */
   tools: ToolDefinition[];
+  /** `tool_choice: "required"`: the reply must be a call. */
+  toolChoice: "auto" | "required";
   maxTokens?: number;
   temperature?: number;
   stop: string[];
@@ -202,7 +206,8 @@ export function readPlainModelRequest(raw: unknown, earlier: EarlierReplies): Re
       model: body.model,
       systemPrompt,
       messages,
-      tools,
+      tools: body.tool_choice === "none" ? [] : tools,
+      toolChoice: body.tool_choice === "required" && tools.length > 0 ? "required" : "auto",
       ...(maxTokens ? { maxTokens } : {}),
       ...(body.temperature !== undefined && body.temperature !== null
         ? { temperature: body.temperature }

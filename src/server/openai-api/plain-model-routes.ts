@@ -82,6 +82,7 @@ export function createPlainModelRoutes(deps: { backend: ChatBackend; keepAliveMs
     systemPrompt: request.systemPrompt,
     messages: request.messages,
     tools: request.tools,
+    toolChoice: request.toolChoice,
     // One sequence per local model for every /v1 client: prefix reuse, never the agent's sessions.
     sessionId: `openai-api:plain:${request.model}`,
     ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
