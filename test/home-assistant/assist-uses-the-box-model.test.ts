@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/run-cli.ts";
 import { type RunningService, startService } from "../support/run-service.ts";
 import { HAVE_STORIES, STORIES_MODEL } from "../support/stories-model.ts";
 
@@ -336,8 +337,9 @@ describe.skipIf(!HAVE_STORIES)("Home Assistant's llama_cpp integration against c
       max_tokens: 8,
     });
     expect(named.status).toBe(200);
-    const sessions = await fetch(`${box.url}/api/sessions`, { headers: headers() });
-    const body = sessions.ok ? JSON.stringify(await sessions.json()) : "";
-    expect(body).not.toContain("openai-api:plain");
+    // Nothing was stored: no session of the box holds these turns.
+    const listed = await runCli(["sessions", "list", "--json"], { CLAWBOX_HOME: home });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
   }, 60_000);
 });

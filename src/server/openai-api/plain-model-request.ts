@@ -66,6 +66,8 @@ export interface PlainModelRequest {
   stop: string[];
   stream: boolean;
   includeUsage: boolean;
+  /** Names the whole conversation as sent (the key of this request's reply: `replyKey`). */
+  history: string;
 }
 
 /**
@@ -77,13 +79,33 @@ export interface EarlierReplies {
   find(key: string): AssistantMessage | undefined;
 }
 
-/** The content of an assistant message as a client resends it: text, then tool calls. */
+/** Arguments as one JSON spelling, whatever spacing the client wrote them with. */
+function sameSpelling(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args));
+  } catch {
+    return args;
+  }
+}
+
+/**
+ * A reply as a client resends it: the conversation before it (`history`) and its
+ * content (text, then tool calls). Two empty replies (cut by `max_tokens`) at different
+ * places are different replies.
+ */
 export function replyKey(
+  history: string,
   text: string,
   calls: { id: string; name: string; arguments: string }[],
 ): string {
-  return JSON.stringify([text, calls.map((c) => [c.id, c.name, c.arguments])]);
+  return JSON.stringify([
+    history,
+    text,
+    calls.map((c) => [c.id, c.name, sameSpelling(c.arguments)]),
+  ]);
 }
+
+const digest = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 
 const textOf = (content: z.infer<typeof messageShape>["content"]): string =>
   typeof content === "string"
@@ -130,9 +152,15 @@ export function readPlainModelRequest(raw: unknown, earlier: EarlierReplies): Re
   const system: string[] = [];
   const messages: Message[] = [];
   const names = new Map<string, string>();
+  /** The conversation so far, as sent (system messages aside: HA rebuilds its system prompt). */
+  let seen = "";
+  const history = () => digest(seen);
   try {
     for (const [i, m] of body.messages.entries()) {
       const where = `messages.${i}`;
+      const before = seen;
+      if (m.role !== "system" && m.role !== "developer")
+        seen += `${JSON.stringify([m.role, textOf(m.content), m.tool_call_id ?? null, (m.tool_calls ?? []).map((c) => [c.id, c.function.name, sameSpelling(c.function.arguments ?? "")])])}\n`;
       if (m.role === "system" || m.role === "developer") system.push(textOf(m.content));
       else if (m.role === "user")
         messages.push({ role: "user", content: textOf(m.content), timestamp: 0 });
@@ -165,7 +193,7 @@ export function readPlainModelRequest(raw: unknown, earlier: EarlierReplies): Re
           };
         });
         const text = textOf(m.content);
-        const known = earlier.find(replyKey(text, calls));
+        const known = earlier.find(replyKey(digest(before), text, calls));
         if (known) {
           messages.push(known);
           continue;
@@ -215,6 +243,7 @@ export function readPlainModelRequest(raw: unknown, earlier: EarlierReplies): Re
       stop: stop.filter((s) => s.length > 0),
       stream: body.stream === true,
       includeUsage: body.stream_options?.include_usage === true,
+      history: history(),
     },
   };
 }

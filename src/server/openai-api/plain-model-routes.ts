@@ -64,8 +64,9 @@ function usageOf(message: AssistantMessage | undefined) {
 
 export function createPlainModelRoutes(deps: { backend: ChatBackend; keepAliveMs: number }) {
   const earlier = new Map<string, AssistantMessage>();
-  const keep = (message: AssistantMessage) => {
+  const keep = (history: string, message: AssistantMessage) => {
     const key = replyKey(
+      history,
       textOf(message),
       callsOf(message).map((c) => ({
         id: c.id,
@@ -93,13 +94,14 @@ export function createPlainModelRoutes(deps: { backend: ChatBackend; keepAliveMs
 
   const run = async (
     provider: Provider,
-    request: ProviderRequest,
+    plain: PlainModelRequest,
+    signal: AbortSignal,
     onText: (delta: string) => void,
   ): Promise<Outcome> => {
-    for await (const event of provider.stream(request)) {
+    for await (const event of provider.stream(providerRequest(plain, signal))) {
       if (event.type === "text_delta") onText(event.delta);
       else if (event.type === "done") {
-        keep(event.message);
+        keep(plain.history, event.message);
         return { message: event.message };
       } else if (event.type === "error")
         return { error: { code: event.error.code, message: event.error.message } };
@@ -108,7 +110,7 @@ export function createPlainModelRoutes(deps: { backend: ChatBackend; keepAliveMs
   };
 
   const whole = async (c: Context, provider: Provider, request: PlainModelRequest) => {
-    const outcome = await run(provider, providerRequest(request, c.req.raw.signal), () => {});
+    const outcome = await run(provider, request, c.req.raw.signal, () => {});
     const message = outcome.message;
     if (!message)
       return c.json(
@@ -159,7 +161,7 @@ export function createPlainModelRoutes(deps: { backend: ChatBackend; keepAliveMs
       try {
         await send(chunk({ role: "assistant", content: "" }, null));
         const pending: Promise<void>[] = [];
-        const outcome = await run(provider, providerRequest(request, c.req.raw.signal), (delta) =>
+        const outcome = await run(provider, request, c.req.raw.signal, (delta) =>
           pending.push(send(chunk({ content: delta }, null))),
         );
         await Promise.all(pending);
