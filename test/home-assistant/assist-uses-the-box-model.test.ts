@@ -301,6 +301,42 @@ describe.skipIf(!HAVE_STORIES)("Home Assistant's llama_cpp integration against c
     expect(typeof reply.content).toBe("string");
   }, 120_000);
 
+  it("a resent conversation evaluates only what is new (the KV prefix is kept, a reply cut by max_tokens included)", async () => {
+    const messages: unknown[] = [
+      { role: "system", content: SYSTEM },
+      { role: "user", content: "Turn off the kitchen light" },
+    ];
+    type Usage = {
+      prompt_tokens: number;
+      completion_tokens: number;
+      prompt_tokens_details: { cached_tokens: number };
+    };
+    let previous = 0;
+    const figures: { evaluated: number; appended: number }[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      const res = await post({
+        messages,
+        model: "local",
+        tools: HA_TOOLS,
+        max_tokens: 24,
+        user: "01JF8Z3J6V8Q9W2X4Y5Z6A7B8D",
+      });
+      const body = (await res.json()) as {
+        choices: { message: { content: string | null } }[];
+        usage: Usage;
+      };
+      const u = body.usage;
+      figures.push({
+        evaluated: u.prompt_tokens - u.prompt_tokens_details.cached_tokens,
+        appended: u.prompt_tokens - previous,
+      });
+      previous = u.prompt_tokens + u.completion_tokens;
+      messages.push({ role: "assistant", content: body.choices[0]?.message.content ?? null });
+      messages.push({ role: "user", content: `and now the lamp ${turn}` });
+    }
+    for (const f of figures.slice(1)) expect(f.evaluated).toBeLessThanOrEqual(f.appended + 1);
+  }, 60_000);
+
   it("a local model id reaches none of the box's tools, memory or sessions", async () => {
     const reply = await readWhole(
       await post({
