@@ -7,6 +7,7 @@
  * history, its `tools` the only tools. `max_tokens`, `temperature` and `stop` are passed
  * on. Nothing of the box (agent, tools, memory, files, sessions) is read here.
  */
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import type { AssistantMessage, Message, ToolCall } from "../../messages/index.ts";
 import type { ToolDefinition } from "../../providers/index.ts";
 import { z } from "../../schema/index.ts";
@@ -118,10 +119,13 @@ function parseArguments(raw: string | null | undefined, where: string): Record<s
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new Error(`${where}.function.arguments: not valid JSON`);
+    throw new ClawboxError("HTTP_BAD_REQUEST", `${where}.function.arguments: not valid JSON`);
   }
   if (!value || typeof value !== "object" || Array.isArray(value))
-    throw new Error(`${where}.function.arguments: must be a JSON object`);
+    throw new ClawboxError(
+      "HTTP_BAD_REQUEST",
+      `${where}.function.arguments: must be a JSON object`,
+    );
   return value as Record<string, unknown>;
 }
 
@@ -168,7 +172,8 @@ export function readPlainModelRequest(raw: unknown, earlier: EarlierReplies): Re
         const id = m.tool_call_id ?? "";
         const name = names.get(id);
         if (!name)
-          throw new Error(
+          throw new ClawboxError(
+            "HTTP_BAD_REQUEST",
             `${where}.tool_call_id: no earlier tool call has the id "${id.slice(0, 80)}"`,
           );
         messages.push({
@@ -182,7 +187,8 @@ export function readPlainModelRequest(raw: unknown, earlier: EarlierReplies): Re
       } else {
         const calls = (m.tool_calls ?? []).map((call, j) => {
           if (!TOOL_NAME.test(call.function.name))
-            throw new Error(
+            throw new ClawboxError(
+              "HTTP_BAD_REQUEST",
               `${where}.tool_calls.${j}.function.name: use 1-64 letters, digits, _ or -`,
             );
           names.set(call.id, call.function.name);
@@ -216,7 +222,7 @@ export function readPlainModelRequest(raw: unknown, earlier: EarlierReplies): Re
       }
     }
   } catch (error) {
-    return { ok: false, message: (error as Error).message };
+    return { ok: false, message: errorMessage(error) };
   }
   if (messages.length === 0)
     return { ok: false, message: "messages: need at least one user message" };
