@@ -145,7 +145,11 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
               : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
             : form.id === "home-assistant"
               ? house?.[0]
-                ? { state: house[0].state, reason: house[0].detail ?? null }
+                ? // The channels' word for a working link (the page shows it green).
+                  {
+                    state: house[0].state === "ready" ? "connected" : house[0].state,
+                    reason: house[0].detail ?? null,
+                  }
                 : null
               : statuses.find((s) => s.channel === form.id);
         return {

@@ -80,7 +80,7 @@ describe("the Home Assistant token on a running box", () => {
     await waitUntil(
       async () => {
         form = await houseForm();
-        return form?.status?.state === "ready";
+        return form?.status?.state === "connected";
       },
       20_000,
       "the Home Assistant link",
@@ -150,7 +150,7 @@ describe("the Home Assistant token on a running box", () => {
     expect(((await save.json()) as { applied: string[] }).applied).toContain("homeAssistant");
     await waitUntil(
       async () =>
-        (await houseForm())?.status?.state === "ready" && other.methods.includes("tools/list"),
+        (await houseForm())?.status?.state === "connected" && other.methods.includes("tools/list"),
       20_000,
       "the new link",
     );
