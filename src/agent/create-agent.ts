@@ -218,11 +218,10 @@ export function createAgent(deps: AgentDeps): Agent {
    * model says the house is unreachable instead of guessing (HA's tools are not offered).
    */
   function withHouseNotice(request: ChatRequest): ChatRequest {
-    const owner = ownerPowers(
-      { isOwner: ownerOf(request), chatType: request.chatType },
-      config.tools,
-    );
-    const notice = owner ? tools.mcp.homeAssistant.unreachableNote() : undefined;
+    const sender = { isOwner: ownerOf(request), chatType: request.chatType };
+    const notice = ownerPowers(sender, config.tools)
+      ? tools.mcp.homeAssistant.unreachableNote()
+      : undefined;
     return notice ? { ...request, notice } : request;
   }
 
