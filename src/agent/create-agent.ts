@@ -12,13 +12,14 @@ import type {
   ContextConfig,
   CronConfig,
   HeartbeatConfig,
+  HomeAssistantConfig,
   MemoryConfig,
   ModelsConfig,
   ToolsConfig,
 } from "../config/index.ts";
 import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
-import type { McpManager, McpServerStatus } from "../mcp/index.ts";
+import type { HomeAssistantStatus, McpManager, McpServerStatus } from "../mcp/index.ts";
 import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
 import { type Admission, createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
@@ -50,6 +51,8 @@ export interface AgentConfigSections {
   tools: ToolsConfig;
   heartbeat: HeartbeatConfig;
   cron: CronConfig;
+  /** Home Assistant's MCP server (absent: not configured). */
+  homeAssistant?: HomeAssistantConfig | undefined;
 }
 
 export interface AgentDeps {
@@ -99,6 +102,14 @@ export interface Agent extends ModelSelection {
   ready(): Promise<void>;
   /** Per MCP server: state, tool count, last error (for doctor and /health). */
   mcpStatus(): McpServerStatus[];
+  /** The ids of the configured local models (`models.providers.<id>.kind: "local"`). */
+  localModelIds(): string[];
+  /** A configured local model, for `/v1` as a plain model server (no agent, tools or memory). */
+  localModel(id: string): Provider | undefined;
+  /** Home Assistant's MCP link: state, tool count and why it is down, in plain words. */
+  homeAssistantStatus(): HomeAssistantStatus;
+  /** Applies a changed `homeAssistant` section (the console's Save, an edited file): reconnects. */
+  reloadHomeAssistant(section: HomeAssistantConfig | undefined): void;
   /** Resolves when no run is running or queued (the shutdown drain waits on it). */
   idle(): Promise<void>;
   /** Drops per-session caches (context token counts) of sessions idle for `idleMs`. */
@@ -147,6 +158,7 @@ export function createAgent(deps: AgentDeps): Agent {
     extra: deps.tools,
     dynamic: deps.dynamicTools,
     mcp: deps.mcp,
+    homeAssistant: config.homeAssistant,
     isOwner: ownerOf,
   });
 
@@ -189,7 +201,7 @@ export function createAgent(deps: AgentDeps): Agent {
     inboxes.set(request.sessionKey, inbox);
     let result: ChatResult = { ...base, reply: "", silent: false };
     try {
-      result = await runWithEngine(request, session, controller.signal);
+      result = await runWithEngine(withHouseNotice(request), session, controller.signal);
       return result;
     } finally {
       inboxes.delete(request.sessionKey);
@@ -199,6 +211,18 @@ export function createAgent(deps: AgentDeps): Agent {
         offer.resolve(chat({ ...offer.request, queueMode: "followup" }));
       }
     }
+  }
+
+  /**
+   * A turn with the owner's tools is told when Home Assistant cannot be reached, so the
+   * model says the house is unreachable instead of guessing (HA's tools are not offered).
+   */
+  function withHouseNotice(request: ChatRequest): ChatRequest {
+    const sender = { isOwner: ownerOf(request), chatType: request.chatType };
+    const notice = ownerPowers(sender, config.tools)
+      ? tools.mcp.homeAssistant.unreachableNote()
+      : undefined;
+    return notice ? { ...request, notice } : request;
   }
 
   async function runWithEngine(
@@ -314,6 +338,7 @@ export function createAgent(deps: AgentDeps): Agent {
           chainIds: () => providers.chainIds(),
           toolDefinitions: (provider) =>
             toolDefinitions(tools.offered(tools.all(), request, provider), provider.kind),
+          homeAssistantChoice: () => tools.homeAssistantChoice(request.sessionKey),
           privateFiles: ownerOf(request) && request.chatType !== "group",
         });
       };
@@ -369,6 +394,16 @@ export function createAgent(deps: AgentDeps): Agent {
     idle: () => gate.idle(),
     trim: (idleMs) => engine.trim(idleMs),
     mcpStatus: () => tools.mcp.status(),
+    homeAssistantStatus: () => tools.mcp.homeAssistant.status(),
+    localModelIds: () =>
+      Object.entries(config.models.providers)
+        .filter(([, provider]) => provider.kind === "local")
+        .map(([id]) => id),
+    localModel: (id) =>
+      Object.hasOwn(config.models.providers, id) && config.models.providers[id]?.kind === "local"
+        ? providers.get(id)
+        : undefined,
+    reloadHomeAssistant: (section) => tools.mcp.homeAssistant.configure(section),
     async close() {
       closing = true;
       closed.abort();

@@ -99,6 +99,7 @@ export function dynamicContextOf(
     replyTo: request.replyTo,
     receivedAt: request.receivedAt,
     capabilities: request.capabilities,
+    notice: request.notice,
     now: Date.now(),
     timezone,
   };

@@ -45,6 +45,8 @@ export interface SlashContext {
   chainIds(): string[];
   /** Tool definitions this sender would be offered by `provider` (for /context). */
   toolDefinitions(provider: Provider): ToolDefinition[];
+  /** Which Home Assistant tools a local model got last turn, and why (`/context`). */
+  homeAssistantChoice(): string | undefined;
   /**
    * The owner's private files (MEMORY.md, USER.md) are in this sender's prompt: an owner
    * in a direct chat. Otherwise /context reports the prompt without them and shows no
@@ -97,18 +99,18 @@ export async function runSlashCommand(
         : `Nothing to compact${result.reason ? ` (${result.reason})` : ""}.`;
       return reply(ctx.store.sessions.require(session.sessionId), text);
     }
-    return reply(
+    // Read first: the definitions below are this command's own, not the last turn's.
+    const house = ctx.homeAssistantChoice();
+    const report = await contextCommandReply(
+      engine,
       session,
-      await contextCommandReply(
-        engine,
-        session,
-        provider,
-        ctx.request,
-        args[0] === "detail",
-        ctx.toolDefinitions(provider),
-        ctx.privateFiles,
-      ),
+      provider,
+      ctx.request,
+      args[0] === "detail",
+      ctx.toolDefinitions(provider),
+      ctx.privateFiles,
     );
+    return reply(session, house ? `${report}\n\n${house}` : report);
   } catch (error) {
     const classified = toClawboxError(error);
     return {

@@ -2,7 +2,8 @@
  * The settings a running `clawbox run` takes from its edited config file without a
  * restart, whoever edited it (the console's set-up pages, `clawbox pairing approve` or
  * `clawbox models pull` in another shell, an editor over SSH): the model chain, the
- * owners (`agent.owners`), the channels and the MQTT bridge. The runtime's config object
+ * owners (`agent.owners`), the channels, the MQTT bridge and Home Assistant's MCP link
+ * (`homeAssistant`: reconnected with the new address or token). The runtime's config object
  * is the one every area reads, so the owners and the channel and MQTT sections are
  * replaced in it in place; a channel whose section changed is restarted, the MQTT bridge
  * is rebuilt when its section changed. New secret values are handed to the logger before
@@ -63,6 +64,7 @@ export function createLiveConfig(deps: LiveConfigDeps): LiveConfig {
     owners: json(config.agent.owners),
     channels: json(config.channels),
     mqtt: json(config.mqtt),
+    homeAssistant: json(config.homeAssistant),
   };
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -97,6 +99,12 @@ export function createLiveConfig(deps: LiveConfigDeps): LiveConfig {
       await old?.close().catch(() => undefined);
       if (config.mqtt.enabled) bridge = await deps.startMqtt();
       done.push("mqtt");
+    }
+    if (json(next.homeAssistant) !== applied.homeAssistant) {
+      applied.homeAssistant = json(next.homeAssistant);
+      config.homeAssistant = next.homeAssistant;
+      deps.runtime.agent.reloadHomeAssistant(next.homeAssistant);
+      done.push("homeAssistant");
     }
     if (done.length > 0) log.info("config change applied", { applied: done });
     return { applied: done };

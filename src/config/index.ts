@@ -34,6 +34,7 @@ export type {
 } from "./sections/channels.ts";
 export type { ContextConfig } from "./sections/context.ts";
 export type { CameraConfig, DevicesDefaults, SshHostConfig } from "./sections/devices.ts";
+export type { HomeAssistantConfig } from "./sections/home-assistant.ts";
 export type { MemoryConfig } from "./sections/memory.ts";
 export type {
   AnthropicProviderConfig,

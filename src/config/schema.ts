@@ -7,6 +7,7 @@ import { agentSection } from "./sections/agent.ts";
 import { backupSection } from "./sections/backup.ts";
 import { channelsSection } from "./sections/channels.ts";
 import { contextSection } from "./sections/context.ts";
+import { homeAssistantSection } from "./sections/home-assistant.ts";
 import { memorySection } from "./sections/memory.ts";
 import { modelsSection } from "./sections/models.ts";
 import { mqttSection } from "./sections/mqtt.ts";
@@ -27,6 +28,7 @@ export const configSchema = z.object({
   channels: channelsSection,
   log: logSection,
   mqtt: mqttSection,
+  homeAssistant: homeAssistantSection,
   heartbeat: heartbeatSection,
   cron: cronSection,
   followups: followupsSection,

@@ -1,5 +1,5 @@
 /**
- * The Channels page: QQ, the two WeCom channels and MQTT set up from forms. GET shows
+ * The Channels page: QQ, the two WeCom channels, MQTT and Home Assistant set up from forms. GET shows
  * each form with the values of the config file (secrets only as "set"), the live state
  * of each channel (the `clawbox channels status` data) and of the MQTT bridge. POST
  * writes the fields the person changed into the config file (validated as a whole
@@ -26,6 +26,7 @@ import {
   previewConfigEdit,
 } from "../config/index.ts";
 import { toClawboxError } from "../errors/index.ts";
+import { probeHomeAssistant } from "../mcp/index.ts";
 import { probeBroker } from "../mqtt/index.ts";
 import { z } from "../schema/index.ts";
 import { collectSecrets } from "../system/index.ts";
@@ -39,6 +40,7 @@ import {
 } from "./channel-forms.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
 import type { ConsoleEnv } from "./console-env.ts";
+import { HOME_ASSISTANT_FORM } from "./home-assistant-form.ts";
 import { apiError, readBody } from "./json-body.ts";
 import { storedSecretRefusal } from "./secret-destination.ts";
 
@@ -55,6 +57,10 @@ const valuesBody = z.object({
 });
 
 type FieldValue = z.infer<typeof valuesBody>["values"][string];
+
+const FORMS: readonly ChannelForm[] = [...CHANNEL_FORMS, HOME_ASSISTANT_FORM];
+const formOf = (id: string): ChannelForm | undefined =>
+  id === HOME_ASSISTANT_FORM.id ? HOME_ASSISTANT_FORM : channelForm(id);
 
 const sectionOf = (
   config: ClawboxConfig,
@@ -136,16 +142,25 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     const { config, error } = fileConfig();
     const statuses = readChannelStatus(deps.store.db, deps.config.channels);
     const mqtt = await deps.statusSources?.mqtt?.().catch(() => undefined);
+    const house = await deps.statusSources?.homeAssistant?.().catch(() => undefined);
     return {
       ...(error ? { fileError: error } : {}),
-      forms: CHANNEL_FORMS.map((form) => {
+      forms: FORMS.map((form) => {
         const section = sectionOf(config, form.path);
         const status =
           form.id === "mqtt"
             ? mqtt?.[0]
               ? { state: mqtt[0].state, reason: mqtt[0].detail ?? null }
               : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
-            : statuses.find((s) => s.channel === form.id);
+            : form.id === "home-assistant"
+              ? house?.[0]
+                ? // The channels' word for a working link (the page shows it green).
+                  {
+                    state: house[0].state === "ready" ? "connected" : house[0].state,
+                    reason: house[0].detail ?? null,
+                  }
+                : null
+              : statuses.find((s) => s.channel === form.id);
         // A form for a channel not set up yet shows the policy its first Save writes.
         const fresh = section === undefined && hasDmPolicy(form);
         return {
@@ -168,7 +183,7 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
   app.get("/console/api/channels", async (c) => c.json(await view()));
 
   app.post("/console/api/channels/:id", async (c) => {
-    const form = channelForm(c.req.param("id"));
+    const form = formOf(c.req.param("id"));
     if (!form) return apiError(c, 404, "NOT_FOUND", `no channel form ${c.req.param("id")}`);
     const body = await readBody(c, valuesBody);
     if (!body.ok) return body.response;
@@ -214,7 +229,7 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
   });
 
   app.post("/console/api/channels/:id/test", async (c) => {
-    const form = channelForm(c.req.param("id"));
+    const form = formOf(c.req.param("id"));
     if (!form) return apiError(c, 404, "NOT_FOUND", `no channel form ${c.req.param("id")}`);
     const body = await readBody(c, valuesBody);
     if (!body.ok) return body.response;
@@ -280,6 +295,8 @@ async function probeForm(
           : undefined;
       return probeWeComBot(wecom.bot, running);
     }
+    case "home-assistant":
+      return config.homeAssistant ? probeHomeAssistant(config.homeAssistant) : missing(form);
     case "mqtt": {
       const probe = await probeBroker(mqtt, 8000, "console-test");
       return probe.ok

@@ -22,8 +22,8 @@ export interface FormField {
 }
 
 export interface ChannelForm {
-  /** The form's id in routes: `qq`, `wecom-app`, `wecom-bot`, `mqtt`. */
-  id: "qq" | "wecom-app" | "wecom-bot" | "mqtt";
+  /** The form's id in routes: `qq`, `wecom-app`, `wecom-bot`, `mqtt`, `home-assistant`. */
+  id: "qq" | "wecom-app" | "wecom-bot" | "mqtt" | "home-assistant";
   title: string;
   /** Where the section is in the config file. */
   path: readonly string[];

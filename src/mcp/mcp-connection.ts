@@ -8,7 +8,7 @@
  * loads it (startup time and idle memory).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpConfig, McpServerConfig } from "../config/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import { collectSecrets, type Logger, redact } from "../system/index.ts";
@@ -44,6 +44,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export class McpConnection {
   state: McpState = "idle";
   tools: McpToolInfo[] = [];
+  /** The text of `options.prompt` as of the last connection, when the server had it. */
+  promptText: string | undefined;
   lastError: string | undefined;
   private client: Client | undefined;
   private connecting: Promise<void> | undefined;
@@ -65,8 +67,16 @@ export class McpConnection {
       "connectTimeoutMs" | "callTimeoutMs" | "reconnectDelayMs"
     >,
     private readonly logger: Logger,
+    private readonly options: {
+      /** The HTTP transport's fetch (Home Assistant's adds and guards its token: home-assistant-fetch.ts). */
+      fetch?: FetchLike;
+      /** Secrets the server config does not hold (that fetch's token). */
+      secrets?: string[];
+      /** A prompt to read after listing tools (`promptText`); a failure to read it is no failure. */
+      prompt?: string;
+    } = {},
   ) {
-    this.secrets = collectSecrets(server);
+    this.secrets = [...collectSecrets(server), ...(options.secrets ?? [])];
   }
 
   /** `text` without this server's secrets: its connection failure and every tool result text. */
@@ -92,6 +102,7 @@ export class McpConnection {
     );
     return new StreamableHTTPClientTransport(new URL(this.server.url), {
       requestInit: this.server.headers ? { headers: this.server.headers } : undefined,
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
     });
   }
 
@@ -122,10 +133,23 @@ export class McpConnection {
         this.limits.connectTimeoutMs,
         `MCP server "${this.name}": list tools`,
       );
+      const prompt = this.options.prompt;
+      const promptText = prompt
+        ? await withTimeout(
+            client.getPrompt({ name: prompt }, { timeout: this.limits.connectTimeoutMs }),
+            this.limits.connectTimeoutMs,
+            `MCP server "${this.name}": prompt`,
+          )
+            .then((got) =>
+              got.messages.map((m) => (m.content.type === "text" ? m.content.text : "")).join("\n"),
+            )
+            .catch(() => undefined)
+        : undefined;
       if (this.state === "closed") {
         await client.close().catch(() => {});
         return;
       }
+      this.promptText = promptText;
       this.tools = listed.tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
@@ -144,10 +168,13 @@ export class McpConnection {
     }
   }
 
-  private dropped(why: string): void {
+  /** The server stopped answering (a call found it gone): reconnect with backoff. */
+  dropped(why: string): void {
     if (this.state !== "ready") return;
+    const client = this.client;
     this.client = undefined;
     this.fail(why);
+    void client?.close().catch(() => {});
   }
 
   private fail(why: string): void {

@@ -40,9 +40,14 @@ function mapContent(items: unknown[]): (TextContent | ImageContent)[] {
   return out.length ? out : [{ type: "text", text: "(no output)" }];
 }
 
-export function createMcpTool(connection: McpConnection, info: McpToolInfo): AgentTool {
+/** `name`: the tool's name for the model; Home Assistant's tools keep the names HA gives them. */
+export function createMcpTool(
+  connection: McpConnection,
+  info: McpToolInfo,
+  name = mcpToolName(connection.name, info.name),
+): AgentTool {
   return {
-    name: mcpToolName(connection.name, info.name),
+    name,
     description: info.description ?? `${info.name} (MCP server ${connection.name})`,
     parameters:
       info.inputSchema?.type === "object" ? info.inputSchema : { type: "object", properties: {} },

@@ -19,6 +19,8 @@ export interface TurnFacts {
   receivedAt?: number;
   /** What the channel can show (e.g. "plain text, max 2000 chars, up to 5 messages"). */
   capabilities?: string;
+  /** Something the model must know this turn, e.g. that Home Assistant is unreachable now. */
+  notice?: string;
   /** ms since epoch */
   now: number;
   timezone?: string;
@@ -94,6 +96,7 @@ function factLines(facts: TurnFacts): string[] {
     ...(facts.capabilities ? [`channel_can: ${facts.capabilities}`] : []),
     // A message that waited (a restart, a busy session) says when it was sent.
     ...(received !== time ? [`received: ${received}`] : []),
+    ...(facts.notice ? [`notice: ${facts.notice}`] : []),
     `time: ${time}`,
   ].map(plain);
 }

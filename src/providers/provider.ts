@@ -30,6 +30,8 @@ export interface ProviderRequest {
   sessionId?: string;
   maxTokens?: number;
   temperature?: number;
+  /** Texts that end the reply where the model writes one (a client's `stop`; local models). */
+  stop?: string[];
   thinkingLevel?: ThinkingLevel;
   signal?: AbortSignal;
 }

@@ -4,6 +4,7 @@
  * the server can be tested with any backend and does not depend on agent internals.
  */
 import type { TurnEventLike } from "../agent/index.ts";
+import type { Provider } from "../providers/index.ts";
 
 /** A turn's event, read by its fields (the agent's `AgentEvent`, or a test's). */
 export type ChatBackendEvent = TurnEventLike;
@@ -38,4 +39,8 @@ export interface ChatBackend {
    */
   checkSession?(request: ChatBackendRequest): { ok: true } | { ok: false; message: string };
   modelState(): Record<string, string>;
+  /** The configured local models' ids, listed by `GET /v1/models` beside the agent. */
+  localModelIds?(): string[];
+  /** A local model as a plain model server for `/v1` (openai-api/plain-model-routes.ts). */
+  localModel?(id: string): Provider | undefined;
 }

@@ -182,7 +182,11 @@ describe("one idea, one home", () => {
         (f) =>
           /\bstreamSSE\(/.test(text.get(f) ?? "") && !/\bstreamChatTurn\(/.test(text.get(f) ?? ""),
       ),
-    ).toEqual(["src/server/openai-api/openai-routes.ts"]);
+    ).toEqual([
+      "src/server/openai-api/openai-routes.ts",
+      // A local model id as a plain model server: OpenAI's chunks too (issue 41).
+      "src/server/openai-api/plain-model-routes.ts",
+    ]);
   });
 
   it("the whole ClawboxConfig is taken only by config/, cli/ and the files still on the list", () => {

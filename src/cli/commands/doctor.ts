@@ -57,6 +57,10 @@ export const doctorCommand: Command = {
       }
       results.push(...(await mqttDoctorChecks(config.mqtt, ctx.home)));
       results.push(...(await checkBackups(config.backup, ctx.home)));
+      if (config.homeAssistant) {
+        const { homeAssistantDoctorChecks } = await import("../../mcp/index.ts");
+        results.push(...(await homeAssistantDoctorChecks(config.homeAssistant)));
+      }
       if (config.memory.enabled) {
         try {
           const memory = createMemory({

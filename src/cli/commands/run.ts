@@ -172,6 +172,12 @@ export const runCommand: Command = {
               ?.status()
               .filter((s) => s.enabled)
               .map((s) => ({ name: s.channel, state: s.state, detail: s.reason })),
+          homeAssistant: async () => {
+            const status = runtime.agent.homeAssistantStatus();
+            return status.state === "off"
+              ? undefined
+              : [{ name: status.url ?? "", state: status.state, detail: status.reason }];
+          },
           mqtt: async () => {
             const status = live.mqtt()?.status();
             return (

@@ -164,7 +164,9 @@ export class LocalProvider implements Provider {
           model: loaded.model,
           slot,
           promptTokens,
-          stops: loaded.template.stops,
+          stops: request.stop?.length
+            ? [...loaded.template.stops, ...request.stop]
+            : loaded.template.stops,
           ...(grammar
             ? { grammarState: new LlamaGrammarEvaluationState({ model: loaded.model, grammar }) }
             : {}),

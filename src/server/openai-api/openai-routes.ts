@@ -3,8 +3,9 @@
  * token check (mount-openai-api.ts). `POST /v1/chat/completions` runs one owner turn of
  * the box's agent in a session of the `openai-api` channel — the box's memory, tool
  * policy and transcript, tools run on the box and are never handed to the client — and
- * answers as OpenAI does, whole or streamed. `GET /v1/models` lists the one model,
- * `clawbox`. A failed turn is stored like any other, so its answer tells OpenAI's SDKs
+ * answers as OpenAI does, whole or streamed. `GET /v1/models` lists the agent, `clawbox`,
+ * and each configured local model by its provider id: for those ids the route is a plain
+ * model server (plain-model-routes.ts), which never reaches the agent. A failed turn is stored like any other, so its answer tells OpenAI's SDKs
  * not to retry it (`x-should-retry: false`): a retry would run the turn again.
  */
 import type { Context } from "hono";
@@ -29,6 +30,7 @@ import {
   usageChunk,
 } from "./chat-completion-response.ts";
 import { openAiError } from "./openai-error-body.ts";
+import { createPlainModelRoutes } from "./plain-model-routes.ts";
 
 export interface OpenAiRouteDeps {
   backend: ChatBackend;
@@ -50,6 +52,9 @@ export function createOpenAiRoutes(deps: OpenAiRouteDeps) {
     created: Math.floor(deps.startedAt / 1000),
     owned_by: "clawbox",
   };
+
+  const plain = createPlainModelRoutes(deps);
+  const plainModel = (id: string) => ({ ...model, id, owned_by: "clawbox-local" });
 
   const unknownModel = (c: Context, message: string) =>
     c.json({ error: openAiError(message, "invalid_request_error", "model_not_found") }, 404);
@@ -118,13 +123,14 @@ export function createOpenAiRoutes(deps: OpenAiRouteDeps) {
     });
 
   return {
-    models: (c: Context) => c.json({ object: "list", data: [model] }),
+    models: (c: Context) =>
+      c.json({ object: "list", data: [model, ...plain.ids().map(plainModel)] }),
 
     model: (c: Context) => {
       const id = c.req.param("model") ?? "";
-      return id === CLAWBOX_MODEL
-        ? c.json(model)
-        : unknownModel(c, `The model "${id.slice(0, 80)}" does not exist on this box`);
+      if (id === CLAWBOX_MODEL) return c.json(model);
+      if (plain.ids().includes(id)) return c.json(plainModel(id));
+      return unknownModel(c, `The model "${id.slice(0, 80)}" does not exist on this box`);
     },
 
     async chatCompletions(c: Context): Promise<Response> {
@@ -133,6 +139,11 @@ export function createOpenAiRoutes(deps: OpenAiRouteDeps) {
         raw = await c.req.json();
       } catch {
         return jsonError(c, 400, "HTTP_BAD_REQUEST", "body is not valid JSON");
+      }
+      const id = (raw as { model?: unknown } | null)?.model;
+      if (typeof id === "string" && id !== CLAWBOX_MODEL) {
+        const answered = plain.complete(c, id, raw);
+        if (answered) return answered;
       }
       const read = readChatCompletion(raw, c.req.header(SESSION_HEADER));
       if (!read.ok) {
