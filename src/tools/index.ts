@@ -15,7 +15,6 @@ export { capText, errorOutput, textOutput } from "./tool-output.ts";
 export {
   applyToolPolicy,
   decideTool,
-  isOwner,
   ownerPowers,
   type PolicyConfig,
   type PolicyDecision,
