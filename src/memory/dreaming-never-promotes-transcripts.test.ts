@@ -47,7 +47,9 @@ describe("dreaming's candidates", () => {
       .query("SELECT DISTINCT path FROM memory_recall_hits ORDER BY path")
       .all() as { path: string }[];
     // The transcript really was recalled (else the test proves nothing).
-    expect(hits.map((h) => h.path)).toContain(`session:${KEY}#${env.store.sessions.byKey(KEY)?.sessionId}`);
+    expect(hits.map((h) => h.path)).toContain(
+      `session:${KEY}#${env.store.sessions.byKey(KEY)?.sessionId}`,
+    );
 
     const report = await memory.dream();
     expect(report.candidates.map((c) => c.path)).toEqual(["memory/2025-04-01.md"]);

@@ -7,8 +7,8 @@
  */
 import { ClawboxError } from "../errors/index.ts";
 import { identityOf, peerOfSender, senderAddress } from "./channel-identities.ts";
-import { isOwnerSender } from "./owner-rule.ts";
 import { type Conversation, type ConversationChatType, conversation } from "./conversation.ts";
+import { isOwnerSender } from "./owner-rule.ts";
 import {
   ANONYMOUS,
   describePrincipal,
