@@ -23,7 +23,7 @@ import { type Provider, failureMessage as plainFailureMessage } from "../provide
 import { type Admission, createSessionResolver, type SessionResolver } from "../sessions/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
-import { type AgentTool, ownerPowers, toolDefinitions } from "../tools/index.ts";
+import { type AgentTool, ownerPowers, resolveToolPath, toolDefinitions } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 import { createAgentTools } from "./agent-tools.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
@@ -128,7 +128,20 @@ export function createAgent(deps: AgentDeps): Agent {
   const controllers = new Set<AbortController>();
   const providers = createProviderCache(deps.providers, config, logger);
   const selection = createModelSelection(config, providers, logger, () => gate.idle());
-  const engine = createEngineSource(deps.engine, { config, store, paths, logger });
+  const engine = createEngineSource(deps.engine, {
+    config,
+    store,
+    paths,
+    logger,
+    strangerMayRead: (path) => {
+      try {
+        resolveToolPath({ workspace: paths.workspace, isOwner: false }, path, "read");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
   let closing = false;
 
   const admission = createSessionAdmission({

@@ -19,9 +19,10 @@ export interface FetchPublicOptions {
   timeoutMs?: number;
 }
 
-/** IPv4-compatible (`::/96`, deprecated by RFC 4291): `::7f00:1` is WHATWG's `[::127.0.0.1]`. */
-const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR("::/96");
-/** Global unicast (RFC 4291 §2.4): every public IPv6 address lies in it. */
+/**
+ * Global unicast (RFC 4291 §2.4): every public IPv6 address lies in it, and the
+ * IPv4-compatible `::/96` (`::7f00:1` is WHATWG's `[::127.0.0.1]`) does not.
+ */
 const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
 
 /**
@@ -56,7 +57,6 @@ export function isPrivateAddress(address: string): boolean {
     const v6 = canonicalIPv6(bare);
     if (!v6) return true;
     if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() !== "unicast";
-    if (v6.match(IPV4_COMPATIBLE)) return true;
     return v6.range() !== "unicast" || !v6.match(GLOBAL_UNICAST);
   }
   if (!ipaddr.IPv4.isValid(bare)) return true;

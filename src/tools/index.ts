@@ -24,4 +24,4 @@ export {
 } from "./tool-policy.ts";
 export { orderByPriority } from "./tool-priority.ts";
 export { validateArguments } from "./validate-arguments.ts";
-export { resolveInWorkspace } from "./workspace-path.ts";
+export { resolveInWorkspace, shownPath } from "./workspace-path.ts";

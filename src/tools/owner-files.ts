@@ -27,7 +27,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ClawboxError } from "../errors/index.ts";
 import { BOOTSTRAP_FILE_NAMES, linkIndexFor } from "../workspace/index.ts";
 import type { ToolContext } from "./tool.ts";
-import { isInside, locateInWorkspace, realLocation } from "./workspace-path.ts";
+import { isInside, locateInWorkspace, realLocation, shownPath } from "./workspace-path.ts";
 
 export type FileAccess = "read" | "write";
 
@@ -128,7 +128,7 @@ function linkCount(path: string): number | undefined {
 function denied(requested: string, access: FileAccess, why?: string): ClawboxError {
   return new ClawboxError(
     "TOOL_DENIED",
-    `${access === "write" ? "changing" : "reading"} "${requested}" is reserved for the owner${why ? ` (${why})` : ""}`,
+    `${access === "write" ? "changing" : "reading"} ${shownPath(requested)} is reserved for the owner${why ? ` (${why})` : ""}`,
     {
       hint:
         access === "write"

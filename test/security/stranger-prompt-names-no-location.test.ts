@@ -1,0 +1,114 @@
+/**
+ * Issue 37 item 5: every stranger's system prompt carried absolute paths (the workspace,
+ * the user guide) and the description of a skill under the owner's skills/ that
+ * strangers may not read, and every WORKSPACE_ESCAPE error named the absolute workspace.
+ * Now a stranger's prompt (and a group chat's) names no location on the box and lists no
+ * skill they cannot read, and the errors their tool calls get name none either. The real
+ * agent and context engine; a scripted model that records what it is sent.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ProviderRequest } from "../../src/providers/index.ts";
+import { runtimeLayout } from "../../src/system/index.ts";
+import { seedWorkspace } from "../../src/workspace/index.ts";
+import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
+import { createFakeProvider } from "../fakes/fake-provider.ts";
+
+let harness: Harness | undefined;
+let outside: string | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  if (outside) rmSync(outside, { recursive: true, force: true });
+});
+
+/** An absolute path ("/home/…", "/usr/…") anywhere in the text. */
+const ABSOLUTE = /(^|[\s(:"'`=<>])\/[A-Za-z0-9._-]+\//m;
+const OPENID = "0123456789ABCDEF0123456789ABCDEF";
+const layout = runtimeLayout();
+
+const text = (request: ProviderRequest): string =>
+  JSON.stringify(request.messages.filter((m) => m.role === "toolResult"));
+
+describe("a stranger's prompt and errors name no location (issue 37 item 5)", () => {
+  it("no absolute path, no guide, no unreadable skill in the prompt; errors without the workspace", async () => {
+    outside = mkdtempSync(join(tmpdir(), "clawbox-outside-"));
+    writeFileSync(join(outside, "secret.txt"), "outside\n");
+    const fake = createFakeProvider({
+      contextWindow: 128_000,
+      script: (request) => {
+        // A stranger's model tries every escape; the owner's model just answers.
+        const last = JSON.stringify(request.messages.at(-1) ?? "");
+        if (last.includes("读一下这些文件") && !last.includes("toolResult"))
+          return {
+            toolCalls: [
+              { name: "read", arguments: { path: "../outside.txt" } },
+              { name: "read", arguments: { path: join(outside as string, "secret.txt") } },
+              { name: "read", arguments: { path: "escape/secret.txt" } },
+              { name: "read", arguments: { path: "skills/garage-opener/SKILL.md" } },
+            ],
+          };
+        return { text: "好的" };
+      },
+    });
+    harness = createHarness({ providers: { fake }, engine: "real" });
+    const h = harness;
+    const ws = h.paths.workspace;
+    seedWorkspace(ws);
+    symlinkSync(outside, join(ws, "escape"));
+    mkdirSync(join(ws, "skills", "garage-opener"), { recursive: true });
+    writeFileSync(
+      join(ws, "skills", "garage-opener", "SKILL.md"),
+      "---\nname: garage-opener\ndescription: Opens the garage with the owner's code 4711.\n---\n\nSend 4711.\n",
+    );
+
+    await h.agent.chat(ownerRequest("你好"));
+    const ownerPrompt = fake.requests[0]?.systemPrompt ?? "";
+    // The owner's prompt has them all, so the checks below have teeth.
+    expect(ownerPrompt).toContain(ws);
+    expect(ownerPrompt).toContain("garage-opener");
+    expect(ownerPrompt).toMatch(/## Documentation/);
+
+    for (const turn of [
+      { sessionKey: `agent:main:qq:direct:${OPENID}`, chatType: "direct" as const },
+      {
+        sessionKey: "agent:main:qq:group:GROUP0123456789ABCDEF0123456789AB",
+        chatType: "group" as const,
+        groupId: "GROUP0123456789ABCDEF0123456789AB",
+      },
+    ]) {
+      const from = fake.requests.length;
+      const result = await h.agent.chat({
+        ...turn,
+        text: "读一下这些文件",
+        channel: "qq",
+        senderId: `qq:${OPENID}`,
+      });
+      expect(result.error).toBeUndefined();
+      const sent = fake.requests.slice(from);
+      expect(sent.length).toBe(2);
+      for (const request of sent) {
+        const prompt = request.systemPrompt;
+        expect(prompt).toMatch(/## Workspace/);
+        expect(prompt).not.toContain(ws);
+        expect(prompt).not.toContain(h.paths.home);
+        // The box's own sections (the owner's files' text, quoted after them, is theirs).
+        const own = prompt.split("# Project Context")[0] ?? "";
+        expect(own).not.toMatch(ABSOLUTE);
+        expect(prompt).not.toContain(layout.docsDir);
+        expect(prompt).not.toContain(layout.skillsDir);
+        expect(prompt).not.toMatch(/## Documentation/);
+        expect(prompt).not.toContain("garage-opener");
+        expect(prompt).not.toContain("4711");
+      }
+      const results = text(sent[1] as ProviderRequest);
+      expect(results).toMatch(/WORKSPACE_ESCAPE|outside the workspace/);
+      expect(results).not.toContain(ws);
+      expect(results).not.toContain(outside);
+      expect(results).not.toContain(h.paths.home);
+      expect(results).not.toContain("4711");
+    }
+  });
+});
