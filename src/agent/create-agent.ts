@@ -20,7 +20,12 @@ import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import type { McpManager, McpServerStatus } from "../mcp/index.ts";
 import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
-import { type Admission, createSessionResolver, type SessionResolver } from "../sessions/index.ts";
+import {
+  type Admission,
+  createSessionResolver,
+  OWNER,
+  type SessionResolver,
+} from "../sessions/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
 import { type AgentTool, ownerPowers, resolveToolPath, toolDefinitions } from "../tools/index.ts";
@@ -351,10 +356,18 @@ export function createAgent(deps: AgentDeps): Agent {
     return gate
       .runExclusive(request.sessionKey, () => run(request), {
         ...(request.signal ? { signal: request.signal } : {}),
+        // Owners first: a stranger's turn gets the strangers' bounded share (session-gate.ts).
+        stranger: sessions.principalOfTurn(request) !== OWNER,
       })
       .catch((error: unknown) => {
         const classified = toClawboxError(error);
-        logger[classified.code === "ABORTED" ? "info" : "error"]("run crashed", {
+        const level =
+          classified.code === "ABORTED"
+            ? "info"
+            : classified.code === "AGENT_BUSY"
+              ? "warn"
+              : "error";
+        logger[level](classified.code === "AGENT_BUSY" ? "run refused" : "run crashed", {
           sessionKey: request.sessionKey,
           code: classified.code,
           error: classified.message,
