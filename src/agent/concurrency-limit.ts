@@ -19,7 +19,7 @@ export function createConcurrencyLimit(max: number, strangerMax = max): Concurre
     while (active < max) {
       const next =
         waiting.owner.shift() ??
-        (strangersActive < strangerMax ? waiting.stranger.shift() : undefined);
+        waiting.stranger.shift();
       if (!next) return;
       next();
     }
