@@ -19,7 +19,7 @@ export function createConcurrencyLimit(max: number, strangerMax = max): Concurre
     while (active < max) {
       const next =
         waiting.owner.shift() ??
-        waiting.stranger.shift();
+        (strangersActive < strangerMax ? waiting.stranger.shift() : undefined);
       if (!next) return;
       next();
     }

@@ -56,7 +56,7 @@ export interface SessionGateDeps {
 /** Stranger runs that may hold a concurrency slot at once. */
 export const STRANGER_RUNS = 1;
 /** Stranger runs that may wait or run at once in this process (more are refused). */
-export const STRANGER_PENDING = 8;
+export const STRANGER_PENDING = 16;
 
 export function createSessionGate(deps: SessionGateDeps): SessionGate {
   const queue = createSessionQueue();

@@ -1,7 +1,7 @@
 /**
  * Issue 37 ("Also"): with one first-come queue, an owner's turn waited 19.7 s behind 40
  * stranger requests. Now strangers get a bounded share: at most one stranger turn runs
- * at a time, at most eight wait or run (more are refused at once with a plain "busy"
+ * at a time, at most sixteen wait or run (more are refused at once with a plain "busy"
  * reply), and a waiting owner turn starts before every waiting stranger turn. A scripted
  * slow model; the checks are on order and counts, never on time.
  */
