@@ -10,8 +10,11 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createAgent } from "../../src/agent/index.ts";
+import { configSchema } from "../../src/config/index.ts";
 import type { ProviderRequest } from "../../src/providers/index.ts";
-import { runtimeLayout } from "../../src/system/index.ts";
+import { Store } from "../../src/store/index.ts";
+import { homePaths, runtimeLayout, silentLogger } from "../../src/system/index.ts";
 import { seedWorkspace } from "../../src/workspace/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
 import { createFakeProvider } from "../fakes/fake-provider.ts";
@@ -109,6 +112,54 @@ describe("a stranger's prompt and errors name no location (issue 37 item 5)", ()
       expect(results).not.toContain(outside);
       expect(results).not.toContain(h.paths.home);
       expect(results).not.toContain("4711");
+    }
+  });
+
+  it("lists a skill a stranger may read, by its path in the workspace (the agent's own engine)", async () => {
+    const home = mkdtempSync(join(tmpdir(), "clawbox-skills-"));
+    outside = home; // removed after the test
+    const paths = homePaths(home, undefined, {});
+    const ws = paths.workspace;
+    mkdirSync(join(ws, "shared-skills", "weather"), { recursive: true });
+    writeFileSync(
+      join(ws, "shared-skills", "weather", "SKILL.md"),
+      "---\nname: weather\ndescription: Tell tomorrow's weather.\n---\n\nUse the forecast.\n",
+    );
+    mkdirSync(join(ws, "skills", "garage-opener"), { recursive: true });
+    writeFileSync(
+      join(ws, "skills", "garage-opener", "SKILL.md"),
+      "---\nname: garage-opener\ndescription: Opens the garage with code 4711.\n---\n\nSend 4711.\n",
+    );
+    const fake = createFakeProvider({ contextWindow: 128_000, script: () => ({ text: "好" }) });
+    const store = Store.open({ path: paths.database });
+    const agent = createAgent({
+      config: configSchema.parse({
+        models: { primary: "fake", fallbacks: [], providers: {} },
+        context: { skills: { extraDirs: ["workspace/shared-skills"] } },
+      }),
+      store,
+      paths,
+      logger: silentLogger,
+      providers: { fake },
+    });
+    try {
+      await agent.chat({ ...ownerRequest("你好") });
+      await agent.chat({
+        sessionKey: `agent:main:qq:direct:${OPENID}`,
+        chatType: "direct",
+        text: "明天天气？",
+        channel: "qq",
+        senderId: `qq:${OPENID}`,
+      });
+      const [owner, stranger] = fake.requests.map((r) => r.systemPrompt);
+      expect(owner).toContain("garage-opener");
+      expect(owner).toContain(join(ws, "shared-skills", "weather", "SKILL.md"));
+      expect(stranger).toContain("<location>shared-skills/weather/SKILL.md</location>");
+      expect(stranger).not.toContain("garage-opener");
+      expect(stranger).not.toContain(ws);
+    } finally {
+      await agent.close();
+      store.close();
     }
   });
 });
