@@ -18,6 +18,7 @@ import { homePaths, runtimeLayout, silentLogger } from "../../src/system/index.t
 import { seedWorkspace } from "../../src/workspace/index.ts";
 import { createHarness, type Harness, ownerRequest } from "../agent/agent-harness.ts";
 import { createFakeProvider } from "../fakes/fake-provider.ts";
+import { fileToolRig } from "../support/file-tools.ts";
 
 let harness: Harness | undefined;
 let outside: string | undefined;
@@ -160,6 +161,20 @@ describe("a stranger's prompt and errors name no location (issue 37 item 5)", ()
     } finally {
       await agent.close();
       store.close();
+    }
+  });
+
+  it("a failed file operation's system error names no path", async () => {
+    const rig = fileToolRig();
+    try {
+      mkdirSync(join(rig.workspace, "notes"));
+      const write = await rig.run("write", { path: "notes", content: "x" }, { isOwner: false });
+      expect(write).toMatchObject({ isError: true });
+      expect(write.text).toMatch(/EISDIR/);
+      expect(write.text).not.toContain(rig.dir);
+      expect(write.text).not.toMatch(ABSOLUTE);
+    } finally {
+      rig.close();
     }
   });
 });
