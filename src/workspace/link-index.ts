@@ -119,14 +119,15 @@ export class LinkIndex {
     this.inner.clear();
     this.cutShort = undefined;
     this.walks += 1;
-    const budget = { left: this.maxEntries };
-    const { dirs } = this.topLevel();
-    for (const dir of dirs) {
-      this.walk(dir, 0, budget);
-      if (this.watching) this.watchFolder(dir);
-    }
-    if (this.watching) this.watchRoot();
+    // Watchers first, so nothing made during the walk is missed; one that cannot be
+    // attached sets `built` back, and the next question walks again.
     this.built = true;
+    const budget = { left: this.maxEntries };
+    if (this.watching) this.watchRoot();
+    for (const dir of this.topLevel().dirs) {
+      if (this.watching) this.watchFolder(dir);
+      this.walk(dir, 0, budget);
+    }
   }
 
   /** Adds the links under `rel` (a folder relative to the root), within the budget. */
