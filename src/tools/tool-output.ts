@@ -1,5 +1,5 @@
 /** Small constructors for tool results, so every tool words success and failure alike. */
-import { type ClawboxError, toClawboxError } from "../errors/index.ts";
+import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import type { ToolOutput } from "./tool.ts";
 
 export const textOutput = (text: string, details?: unknown): ToolOutput => ({
@@ -16,7 +16,7 @@ function withoutPaths(error: unknown): unknown {
   const errno = error as NodeJS.ErrnoException;
   if (!(error instanceof Error) || typeof errno.code !== "string" || !errno.syscall) return error;
   const what = errno.message.replace(/^[A-Z0-9_]+: /, "").split(", ")[0] ?? errno.code;
-  return new Error(`${errno.code}: ${what} (${errno.syscall})`);
+  return new ClawboxError("TOOL_FAILED", `${errno.code}: ${what} (${errno.syscall})`);
 }
 
 /** An error result the model can act on: "CODE: message (hint)". */
