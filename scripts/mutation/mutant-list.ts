@@ -31,6 +31,9 @@ export const AREAS = [
   "cli",
   "config",
   "providers",
+  "sessions",
+  "workspace",
+  "wyoming",
 ] as const;
 
 const mutantSchema = z.strictObject({

@@ -1,35 +1,50 @@
-/** A counting semaphore: at most `max` runs at once across all sessions (FIFO). */
+/**
+ * A counting semaphore: at most `max` runs at once across all sessions, owners first
+ * (issue 37). Waiting owner runs start before any waiting stranger run, and at most
+ * `strangerMax` stranger runs hold a slot at once, so an owner's turn never waits behind
+ * more than that many running stranger turns. Within each class, first come first served.
+ */
+export type RunClass = "owner" | "stranger";
+
 export interface ConcurrencyLimit {
-  run<T>(task: () => Promise<T>): Promise<T>;
+  run<T>(task: () => Promise<T>, runClass?: RunClass): Promise<T>;
   readonly active: number;
 }
 
-export function createConcurrencyLimit(max: number): ConcurrencyLimit {
+export function createConcurrencyLimit(max: number, strangerMax = max): ConcurrencyLimit {
   let active = 0;
-  const waiting: (() => void)[] = [];
-  const acquire = (): Promise<void> => {
-    if (active < max) {
-      active++;
-      return Promise.resolve();
+  let strangersActive = 0;
+  const waiting: Record<RunClass, (() => void)[]> = { owner: [], stranger: [] };
+  const pump = () => {
+    while (active < max) {
+      const next =
+        waiting.owner.shift() ??
+        (strangersActive < strangerMax ? waiting.stranger.shift() : undefined);
+      if (!next) return;
+      next();
     }
-    return new Promise((resolve) =>
-      waiting.push(() => {
-        active++;
-        resolve();
-      }),
-    );
   };
-  const release = () => {
+  const acquire = (runClass: RunClass): Promise<void> =>
+    new Promise((resolve) => {
+      waiting[runClass].push(() => {
+        active++;
+        if (runClass === "stranger") strangersActive++;
+        resolve();
+      });
+      pump();
+    });
+  const release = (runClass: RunClass) => {
     active--;
-    waiting.shift()?.();
+    if (runClass === "stranger") strangersActive--;
+    pump();
   };
   return {
-    async run(task) {
-      await acquire();
+    async run(task, runClass = "owner") {
+      await acquire(runClass);
       try {
         return await task();
       } finally {
-        release();
+        release(runClass);
       }
     },
     get active() {

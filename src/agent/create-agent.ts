@@ -21,10 +21,15 @@ import type { ContextEngine } from "../context/index.ts";
 import { ClawboxError, toClawboxError } from "../errors/index.ts";
 import type { HomeAssistantStatus, McpManager, McpServerStatus } from "../mcp/index.ts";
 import { type Provider, failureMessage as plainFailureMessage } from "../providers/index.ts";
-import { type Admission, createSessionResolver, type SessionResolver } from "../sessions/index.ts";
+import {
+  type Admission,
+  createSessionResolver,
+  OWNER,
+  type SessionResolver,
+} from "../sessions/index.ts";
 import type { SessionRow, Store } from "../store/index.ts";
 import { type HomePaths, type Logger, runtimeLayout } from "../system/index.ts";
-import { type AgentTool, ownerPowers, toolDefinitions } from "../tools/index.ts";
+import { type AgentTool, ownerPowers, resolveToolPath, toolDefinitions } from "../tools/index.ts";
 import type { AgentEvent } from "./agent-events.ts";
 import { createAgentTools } from "./agent-tools.ts";
 import type { ChatRequest, ChatResult } from "./chat-request.ts";
@@ -139,7 +144,20 @@ export function createAgent(deps: AgentDeps): Agent {
   const controllers = new Set<AbortController>();
   const providers = createProviderCache(deps.providers, config, logger, paths.kvCacheDir);
   const selection = createModelSelection(config, providers, logger, () => gate.idle());
-  const engine = createEngineSource(deps.engine, { config, store, paths, logger });
+  const engine = createEngineSource(deps.engine, {
+    config,
+    store,
+    paths,
+    logger,
+    strangerMayRead: (path) => {
+      try {
+        resolveToolPath({ workspace: paths.workspace, isOwner: false }, path, "read");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
   let closing = false;
 
   const admission = createSessionAdmission({
@@ -363,10 +381,18 @@ export function createAgent(deps: AgentDeps): Agent {
     return gate
       .runExclusive(request.sessionKey, () => run(request), {
         ...(request.signal ? { signal: request.signal } : {}),
+        // Owners first: a stranger's turn gets the strangers' bounded share (session-gate.ts).
+        stranger: sessions.principalOfTurn(request) !== OWNER,
       })
       .catch((error: unknown) => {
         const classified = toClawboxError(error);
-        logger[classified.code === "ABORTED" ? "info" : "error"]("run crashed", {
+        const level =
+          classified.code === "ABORTED"
+            ? "info"
+            : classified.code === "AGENT_BUSY"
+              ? "warn"
+              : "error";
+        logger[level](classified.code === "AGENT_BUSY" ? "run refused" : "run crashed", {
           sessionKey: request.sessionKey,
           code: classified.code,
           error: classified.message,

@@ -16,6 +16,8 @@ export interface EngineDeps {
   store: Store;
   paths: HomePaths;
   logger: Logger;
+  /** Whether a stranger may read a file (their prompt lists only such skills). */
+  strangerMayRead?: (path: string) => boolean;
 }
 
 export interface EngineSource {

@@ -5,6 +5,11 @@
  * process holds the key's cross-process lease (so `clawbox run` and a CLI command take
  * turns instead of interleaving writes), and inside the concurrency limit
  * (`agent.maxConcurrent`). The lease is released however the task ends.
+ *
+ * Strangers get a bounded share (issue 37): at most `STRANGER_RUNS` of their runs hold a
+ * slot at once, owners' waiting runs go first, and at most `STRANGER_PENDING` stranger
+ * runs wait or run in this process; one more is refused at once (AGENT_BUSY) instead of
+ * queueing, so forty strangers cannot make an owner's turn wait behind them.
  */
 import { ClawboxError } from "../errors/index.ts";
 import type { LeaseHolder, Store } from "../store/index.ts";
@@ -23,6 +28,8 @@ export interface ExclusiveOptions {
   unlimited?: boolean;
   /** Told once when another process holds the session and this one waits. */
   onWait?: (holder: LeaseHolder) => void;
+  /** A stranger's run: it gets the strangers' bounded share, after waiting owners. */
+  stranger?: boolean;
 }
 
 export interface SessionGate {
@@ -46,9 +53,15 @@ export interface SessionGateDeps {
   closed?: AbortSignal;
 }
 
+/** Stranger runs that may hold a concurrency slot at once. */
+export const STRANGER_RUNS = 1;
+/** Stranger runs that may wait or run at once in this process (more are refused). */
+export const STRANGER_PENDING = 16;
+
 export function createSessionGate(deps: SessionGateDeps): SessionGate {
   const queue = createSessionQueue();
-  const limit = createConcurrencyLimit(deps.maxConcurrent);
+  const limit = createConcurrencyLimit(deps.maxConcurrent, STRANGER_RUNS);
+  let strangersPending = 0;
 
   async function withLease<T>(
     sessionKey: string,
@@ -90,9 +103,24 @@ export function createSessionGate(deps: SessionGateDeps): SessionGate {
 
   return {
     runExclusive(sessionKey, task, options = {}) {
-      return queue.enqueue(sessionKey, () =>
-        withLease(sessionKey, options, () => (options.unlimited ? task() : limit.run(task))),
-      );
+      const runClass = options.stranger ? "stranger" : "owner";
+      const limited = () =>
+        withLease(sessionKey, options, () =>
+          options.unlimited ? task() : limit.run(task, runClass),
+        );
+      if (!options.stranger || options.unlimited) return queue.enqueue(sessionKey, limited);
+      if (strangersPending >= STRANGER_PENDING)
+        return Promise.reject(
+          new ClawboxError(
+            "AGENT_BUSY",
+            `${strangersPending} turns of senders who are not owners are already waiting or running`,
+            { hint: "try again in a minute; owners are not affected" },
+          ),
+        );
+      strangersPending++;
+      return queue.enqueue(sessionKey, limited).finally(() => {
+        strangersPending--;
+      });
     },
     busy: (sessionKey) => queue.busy(sessionKey),
     idle: () => queue.idle(),

@@ -7,7 +7,8 @@
 import type { Hono } from "hono";
 import { createContextEngine } from "../context/index.ts";
 import { primaryModelWindow } from "../providers/index.ts";
-import { isOwner, reportToolDefinitions } from "../tools/index.ts";
+import { isOwnerSender } from "../sessions/index.ts";
+import { reportToolDefinitions } from "../tools/index.ts";
 import { consoleSender } from "./api-chat.ts";
 import { findConsoleSession } from "./api-sessions.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -31,7 +32,7 @@ export function registerContextRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
         channel: "web",
         chatType: "direct",
         senderId: sender,
-        isOwner: isOwner(config, sender),
+        isOwner: isOwnerSender(config.agent.owners, sender),
       },
       modelKind: model.kind,
     });

@@ -56,6 +56,8 @@ export interface ContextEngineDeps {
   env?: Record<string, string | undefined>;
   /** Watch the workspace for edits (default true). */
   watch?: boolean;
+  /** Whether a stranger may read a file: their prompt lists only such skills (else none). */
+  strangerMayRead?: (path: string) => boolean;
 }
 
 const MAX_FIXED_SESSIONS = 256;
@@ -114,6 +116,7 @@ export class DefaultContextEngine implements ContextEngine {
       totalMaxChars: config.context.bootstrapTotalMaxChars,
       reserveTokens: config.context.reserveTokens,
       maxSkillsListed: config.context.skills.maxListed,
+      ...(deps.strangerMayRead ? { strangerMayRead: deps.strangerMayRead } : {}),
     };
     if (deps.watch !== false) {
       this.watcher.watch(workspace);

@@ -8,6 +8,7 @@
  * user message instead), so a session's turns send them byte-identical.
  */
 
+import { relative, resolve, sep } from "node:path";
 import {
   buildSystemPrompt,
   type ListedSkill,
@@ -55,13 +56,22 @@ export interface PromptEnv {
   totalMaxChars: number;
   reserveTokens: number;
   maxSkillsListed: number;
+  /**
+   * Whether a stranger may `read` a file (the owner-file rules of the tools area). A
+   * stranger's prompt lists only the skills whose SKILL.md passes; without it, none.
+   */
+  strangerMayRead?: (path: string) => boolean;
 }
 
 export interface PrepareRequest {
   modelKind: ModelKind;
   runKind: RunKind;
   promptMode?: PromptMode;
-  /** False leaves out the owner's private files (MEMORY.md, USER.md). */
+  /**
+   * False: a stranger's or a group chat's prompt. Leaves out the owner's private files
+   * (MEMORY.md, USER.md), every absolute path and location outside the workspace, and
+   * the skills a stranger may not read (docs/SECURITY.md, issue 37 item 5).
+   */
   privateFiles?: boolean;
   model: { provider: string; model: string };
   contextWindow: number;
@@ -134,12 +144,16 @@ export async function preparePrompt(
   const userFiles = workspace.files.filter((f) => destinations.get(f.name) === "user");
   const userLimited = limitBootstrapFiles(userFiles, env.perFileMaxChars, env.totalMaxChars);
 
-  // Skills.
-  const set =
+  // Skills: a stranger's view has only those they may read, by workspace-relative path.
+  const stranger = req.privateFiles === false;
+  const loaded =
     mode === "full" ? await loadSkills(env.skillDirs, env.cache, env.skillEnv) : EMPTY_SKILLS;
-  let listed: ListedSkill[] = set.available
-    .slice(0, env.maxSkillsListed)
-    .map((s) => ({ name: s.name, description: s.description, path: s.path }));
+  const set = stranger ? strangersSkills(loaded, env) : loaded;
+  let listed: ListedSkill[] = set.available.slice(0, env.maxSkillsListed).map((s) => ({
+    name: s.name,
+    description: s.description,
+    path: stranger ? relativeTo(env.workspace, s.path) : s.path,
+  }));
   let skillsMode: "full" | "compact" | "none" = listed.length > 0 ? "full" : "none";
   let skillsBlock = renderSkillsList(listed, "full");
   let skillsTokens = skillsBlock ? await counter.count(skillsBlock) : 0;
@@ -196,6 +210,7 @@ export async function preparePrompt(
       skillsBlock: s.skillsBlock,
       memoryEnabled: env.memoryEnabled,
       workspace: env.workspace,
+      ...(stranger ? { stranger } : {}),
       workspaceReachable: workspace.reachable,
       guideDir: env.guideDir,
       timezone: env.timezone,
@@ -287,6 +302,20 @@ export async function preparePrompt(
     steps,
   };
 }
+
+/** The skills a stranger may read (their SKILL.md passes `strangerMayRead`), nothing else. */
+function strangersSkills(set: SkillSet, env: PromptEnv): SkillSet {
+  const readable = (path: string) => env.strangerMayRead?.(path) === true;
+  return {
+    available: set.available.filter((s) => readable(s.path)),
+    hidden: set.hidden.filter((s) => readable(s.path)),
+    shadowed: [],
+  };
+}
+
+/** `path` relative to the workspace (a readable skill is inside it). */
+const relativeTo = (workspace: string, path: string): string =>
+  relative(resolve(workspace), resolve(workspace, path)).split(sep).join("/");
 
 const sumChars = (files: readonly InjectedFile[]): number =>
   files.reduce((a, f) => a + f.injectedChars, 0);

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ClawboxError } from "../errors/index.ts";
+import { shownPath } from "../tools/index.ts";
 
 export const ROOT_MEMORY_FILES = ["MEMORY.md", "memory.md"] as const;
 export const DREAMS_FILE = "DREAMS.md";
@@ -83,7 +84,7 @@ export function resolveMemoryPath(
   requested: string,
 ): { rel: string; abs: string } {
   const refuse = (why: string) =>
-    new ClawboxError("WORKSPACE_ESCAPE", `memory_get: "${requested}" ${why}`, {
+    new ClawboxError("WORKSPACE_ESCAPE", `memory_get: ${shownPath(requested)} ${why}`, {
       hint: "only MEMORY.md, DREAMS.md and memory/*.md can be read with memory_get; use read for other files",
     });
   const cleaned = requested.trim().replace(/\\/g, "/");

@@ -7,8 +7,8 @@
 import type { Agent } from "../agent/index.ts";
 import type { AgentConfig, ModelsConfig } from "../config/index.ts";
 import { toClawboxError } from "../errors/index.ts";
+import { isOwnerSender } from "../sessions/index.ts";
 import type { Logger } from "../system/index.ts";
-import { isOwner } from "../tools/index.ts";
 import { MQTT_SENDER_ID } from "./mqtt-turns.ts";
 
 export interface ModelChoiceDeps {
@@ -26,7 +26,11 @@ export function chooseModelOverMqtt(id: string, deps: ModelChoiceDeps): string |
   const provider = Object.hasOwn(config.models.providers, id)
     ? config.models.providers[id]
     : undefined;
-  if (provider && provider.kind !== "local" && !isOwner(config, MQTT_SENDER_ID)) {
+  if (
+    provider &&
+    provider.kind !== "local" &&
+    !isOwnerSender(config.agent.owners, MQTT_SENDER_ID)
+  ) {
     const local = modelIds.filter((m) => config.models.providers[m]?.kind === "local");
     logger.warn("MQTT model selection refused: cloud model, sender not an owner", { model: id });
     return `Only a local model can be chosen over MQTT (${local.join(", ") || "none configured"}); "${id.slice(0, 80)}" is a cloud model. Add "${MQTT_SENDER_ID}" to agent.owners to allow it.`;

@@ -39,10 +39,13 @@ export const MEMORY_SECTION = [
   "Write durable notes to memory/YYYY-MM-DD.md; keep MEMORY.md short and curated.",
 ].join("\n");
 
-export function workspaceSection(workspace: string, reachable: boolean): string {
+/** `workspace` undefined: a stranger's prompt, which names no location on the box. */
+export function workspaceSection(workspace: string | undefined, reachable: boolean): string {
   const state = reachable
     ? ""
     : "\nThe workspace is not reachable right now: do not rely on its files this turn.";
+  if (workspace === undefined)
+    return `## Workspace\nYou work in the workspace folder. File tools take paths relative to it (e.g. notes/todo.md).${state}`;
   return `## Workspace\nYour working folder is ${workspace}. File tools work relative to it.${state}`;
 }
 

@@ -30,6 +30,11 @@ export interface SystemPromptInput {
   skillsBlock: string;
   memoryEnabled: boolean;
   workspace: string;
+  /**
+   * A stranger's (or a group chat's) prompt: no absolute path, no location outside the
+   * workspace (the user guide section is left out; strangers cannot read it).
+   */
+  stranger?: boolean;
   workspaceReachable: boolean;
   /** Folder of clawbox's user guide. */
   guideDir: string;
@@ -63,9 +68,13 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     if (full && input.memoryEnabled) sections.push({ name: "memory", text: MEMORY_SECTION });
     sections.push({
       name: "workspace",
-      text: workspaceSection(input.workspace, input.workspaceReachable),
+      text: workspaceSection(
+        input.stranger ? undefined : input.workspace,
+        input.workspaceReachable,
+      ),
     });
-    sections.push({ name: "documentation", text: documentationSection(input.guideDir) });
+    if (!input.stranger)
+      sections.push({ name: "documentation", text: documentationSection(input.guideDir) });
     sections.push({ name: "timezone", text: timezoneSection(input.timezone) });
     if (full) sections.push({ name: "messaging", text: MESSAGING_SECTION });
     if (full) sections.push({ name: "heartbeats", text: HEARTBEAT_SECTION });

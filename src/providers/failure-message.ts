@@ -29,6 +29,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   MODEL_INVALID: "The local model file is damaged or unsupported. The owner needs to replace it.",
   MODEL_LOAD_FAILED: "The local model could not be loaded (maybe not enough memory).",
   ABORTED: "Stopped.",
+  AGENT_BUSY: "The box is busy answering other people right now. Please try again in a minute.",
 };
 
 /** Why a model ended its reply early (`details.stopReason` of PROVIDER_STOPPED). */

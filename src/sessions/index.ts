@@ -20,6 +20,7 @@ export {
   formatConversation,
   parseConversation,
 } from "./conversation.ts";
+export { isOwnerSender, WEB_TOKEN_SENDER } from "./owner-rule.ts";
 export { describePrincipal, OWNER, type Principal } from "./principal.ts";
 export {
   checkSessionKey,
@@ -40,5 +41,4 @@ export {
   type StoredOwnership,
   type TurnIdentity,
   WEB_LOCAL_SENDER,
-  WEB_TOKEN_SENDER,
 } from "./session-resolver.ts";

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { isClawboxError } from "../errors/index.ts";
 import { peerOfSender, senderAddress } from "./channel-identities.ts";
 import { parseConversation } from "./conversation.ts";
+import { WEB_TOKEN_SENDER } from "./owner-rule.ts";
 import { checkSessionKey, parseSessionKey } from "./session-key.ts";
-import { createSessionResolver, WEB_LOCAL_SENDER, WEB_TOKEN_SENDER } from "./session-resolver.ts";
+import { createSessionResolver, WEB_LOCAL_SENDER } from "./session-resolver.ts";
 
 const agent = (
   owners: string[] = ["cli", "qq:OWNER", "wecom:BOSS"],

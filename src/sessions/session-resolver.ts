@@ -8,6 +8,7 @@
 import { ClawboxError } from "../errors/index.ts";
 import { identityOf, peerOfSender, senderAddress } from "./channel-identities.ts";
 import { type Conversation, type ConversationChatType, conversation } from "./conversation.ts";
+import { isOwnerSender } from "./owner-rule.ts";
 import {
   ANONYMOUS,
   describePrincipal,
@@ -34,12 +35,6 @@ import {
 
 /** Sender of an HTTP request without the token: a stranger unless listed in agent.owners. */
 export const WEB_LOCAL_SENDER = "web:local";
-/**
- * Sender of an HTTP request that carried `server.token`. Only the HTTP route sets it,
- * after checking the token, so it is an owner wherever it appears (also in the origin
- * of a reminder it set).
- */
-export const WEB_TOKEN_SENDER = "web:token";
 /** Home Assistant over MQTT: a stranger unless listed in agent.owners. */
 export const MQTT_SENDER = "mqtt:home-assistant";
 const MQTT_PEER = "home-assistant";
@@ -112,8 +107,7 @@ export interface SessionResolver {
 
 export function createSessionResolver(agent: AgentSessionConfig): SessionResolver {
   const agentId = agent.id;
-  const isOwner = (sender: string | undefined) =>
-    sender !== undefined && (sender === WEB_TOKEN_SENDER || agent.owners.includes(sender));
+  const isOwner = (sender: string | undefined) => isOwnerSender(agent.owners, sender);
   const principalOfSender = (sender: string): Principal => (isOwner(sender) ? OWNER : sender);
   const keyOf = (channel: string, chatType: ConversationChatType, peer: string) =>
     conversationKey(agentId, conversation(channel, chatType, peer));

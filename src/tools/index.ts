@@ -15,7 +15,6 @@ export { capText, errorOutput, textOutput } from "./tool-output.ts";
 export {
   applyToolPolicy,
   decideTool,
-  isOwner,
   ownerPowers,
   type PolicyConfig,
   type PolicyDecision,
@@ -25,4 +24,4 @@ export {
 } from "./tool-policy.ts";
 export { orderByPriority } from "./tool-priority.ts";
 export { validateArguments } from "./validate-arguments.ts";
-export { resolveInWorkspace } from "./workspace-path.ts";
+export { resolveInWorkspace, shownPath } from "./workspace-path.ts";

@@ -13,15 +13,21 @@
  *   inside a protected folder (`memory/x.md → ../notes/x.md`);
  * - a file with more than one hard link is refused to strangers altogether: it may be a
  *   private or bootstrap file under another name (`notes/u.md` = `USER.md`).
+ * And by name too (issue 37): the name asked for is judged as well as where it lands
+ * (`write SOUL.md` while `SOUL.md → persona/soul.md` does not exist yet); a link's
+ * target is protected even while it is missing; a non-owner never writes where a link
+ * stands (the atomic rename would replace the owner's link); and when the links under
+ * the protected names cannot all be known (the link index's walk was cut short), a
+ * non-owner gets nothing it would have to be judged by them (fail closed).
  * Owners also get read-only access to the bundled/managed skills and the user guide;
  * strangers do not.
  */
-import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ClawboxError } from "../errors/index.ts";
-import { BOOTSTRAP_FILE_NAMES } from "../workspace/index.ts";
+import { BOOTSTRAP_FILE_NAMES, linkIndexFor } from "../workspace/index.ts";
 import type { ToolContext } from "./tool.ts";
-import { isInside, locateInWorkspace } from "./workspace-path.ts";
+import { isInside, locateInWorkspace, realLocation, shownPath } from "./workspace-path.ts";
 
 export type FileAccess = "read" | "write";
 
@@ -29,8 +35,6 @@ const PRIVATE_FILES = ["memory.md", "user.md", "dreams.md"];
 const PRIVATE_DIRS = ["memory", "media", "skills", ".agents"];
 const PROMPT_FILES = [...BOOTSTRAP_FILE_NAMES.map((n) => n.toLowerCase()), ...PRIVATE_FILES];
 const PROMPT_DIRS = [...PRIVATE_DIRS, ".clawbox"];
-/** Entries looked at when searching protected folders for links (a bound, not a limit users meet). */
-const MAX_WALK = 5000;
 
 interface Rule {
   files: string[];
@@ -50,61 +54,65 @@ function matches(realRel: string, rule: Rule): boolean {
 
 const toRel = (root: string, path: string) => relative(root, path).split(sep).join("/");
 
+/** Every protected name, for the link index: what either rule protects. */
+const LINK_SCOPE = {
+  files: [...new Set([...RULES.write.files, ...RULES.read.files])],
+  dirs: [...new Set([...RULES.write.dirs, ...RULES.read.dirs])],
+};
+
+/** True when `linkRel` (a link's path) is under a name `rule` protects. */
+function underRule(linkRel: string, rule: Rule): boolean {
+  const first = linkRel.split("/")[0]?.toLowerCase() ?? "";
+  return linkRel.includes("/") ? rule.dirs.includes(first) : matches(linkRel, rule);
+}
+
 /**
  * What the protected names of `rule` really are in this workspace: the targets of
  * protected names that are links, and of links inside protected folders, relative to
- * the real workspace root (a file target as a file rule, a folder target as a folder).
+ * the real workspace root (a file target as a file rule, a folder target as a folder;
+ * a target that does not exist yet as both, so nothing can be created there). Links are
+ * found by the workspace's link index (kept up to date by watchers, no walk per
+ * request); their targets are resolved now. `complete` is false when the index could
+ * not find them all.
  */
-function linkedTargets(realRoot: string, rule: Rule): Rule {
+function linkedTargets(
+  realRoot: string,
+  rule: Rule,
+): Rule & { complete: boolean; reason?: string } {
+  const snapshot = linkIndexFor(realRoot, LINK_SCOPE).snapshot();
   const found: Rule = { files: [], dirs: [] };
-  const add = (linkPath: string) => {
-    let target: string;
-    try {
-      target = realpathSync(linkPath);
-    } catch {
-      return; // dangling: nothing there to protect yet (writes through it are judged by locateInWorkspace)
-    }
-    if (!isInside(realRoot, target)) return;
+  for (const link of snapshot.links) {
+    if (!underRule(link, rule)) continue;
+    const target = realLocation(join(realRoot, link));
+    if (!isInside(realRoot, target)) continue; // outside: file tools refuse it anyway
     const rel = toRel(realRoot, target).toLowerCase();
-    if (rel === "") return;
-    let isDir = false;
+    if (rel === "") continue;
+    let kind: "file" | "dir" | "missing" = "missing";
     try {
-      isDir = statSync(target).isDirectory();
+      kind = statSync(target).isDirectory() ? "dir" : "file";
     } catch {
-      return;
+      // dangling: protect the name it would create, as a file and as a folder
     }
-    (isDir ? found.dirs : found.files).push(rel);
+    if (kind !== "dir") found.files.push(rel);
+    if (kind !== "file") found.dirs.push(rel);
+  }
+  return {
+    ...found,
+    complete: snapshot.complete,
+    ...(snapshot.reason ? { reason: snapshot.reason } : {}),
   };
-  let seen = 0;
-  const walk = (dir: string) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (++seen > MAX_WALK) return;
-      const path = join(dir, entry.name);
-      if (entry.isSymbolicLink()) add(path);
-      else if (entry.isDirectory()) walk(path);
-    }
-  };
-  let top: Dirent[];
+}
+
+/** The requested path relative to the workspace as named (before links are followed). */
+const requestedRel = (workspace: string, path: string) => toRel(resolve(workspace), path);
+
+/** Whether `path` itself is a symbolic link (dangling or not). */
+function isLink(path: string): boolean {
   try {
-    top = readdirSync(realRoot, { withFileTypes: true });
+    return lstatSync(path).isSymbolicLink();
   } catch {
-    return found;
+    return false;
   }
-  for (const entry of top) {
-    const name = entry.name.toLowerCase();
-    const path = join(realRoot, entry.name);
-    if (rule.files.includes(name) && entry.isSymbolicLink()) add(path);
-    if (!rule.dirs.includes(name)) continue;
-    if (entry.isSymbolicLink()) add(path);
-    else if (entry.isDirectory()) walk(path);
-  }
-  return found;
 }
 
 /** More than one name for the same file (a hard link), or undefined when it does not exist. */
@@ -120,7 +128,7 @@ function linkCount(path: string): number | undefined {
 function denied(requested: string, access: FileAccess, why?: string): ClawboxError {
   return new ClawboxError(
     "TOOL_DENIED",
-    `${access === "write" ? "changing" : "reading"} "${requested}" is reserved for the owner${why ? ` (${why})` : ""}`,
+    `${access === "write" ? "changing" : "reading"} ${shownPath(requested)} is reserved for the owner${why ? ` (${why})` : ""}`,
     {
       hint:
         access === "write"
@@ -165,10 +173,26 @@ export function resolveToolPath(ctx: FileRequester, requested: string, access: F
   const target = locateInWorkspace(ctx.workspace, requested);
   if (ctx.isOwner) return target.path;
   const rule = RULES[access];
-  if (matches(target.realRel, rule)) throw denied(requested, access);
+  // Judged by the name asked for as well as where it lands: `write SOUL.md` is refused
+  // even while SOUL.md is a link to a file that does not exist yet.
+  if (matches(target.realRel, rule) || matches(requestedRel(ctx.workspace, target.path), rule))
+    throw denied(requested, access);
+  if (access === "write" && isLink(target.path))
+    throw denied(
+      requested,
+      access,
+      "it is a symbolic link; only an owner replaces or writes through one",
+    );
   const realRoot = realpathSync(resolve(ctx.workspace));
-  if (matches(target.realRel, linkedTargets(realRoot, rule)))
+  const linked = linkedTargets(realRoot, rule);
+  if (matches(target.realRel, linked))
     throw denied(requested, access, "a protected name links to it");
+  if (!linked.complete)
+    throw denied(
+      requested,
+      access,
+      `the links under the protected folders could not all be checked: ${linked.reason}`,
+    );
   if ((linkCount(target.path) ?? 1) > 1)
     throw denied(requested, access, "it has more than one hard link, so it may be a private file");
   return target.path;

@@ -159,10 +159,3 @@ export function ownerPowers(
 ): boolean {
   return turn.isOwner && (turn.chatType !== "group" || tools.ownerToolsInGroups);
 }
-
-export function isOwner(
-  config: { agent: Pick<AgentConfig, "owners"> },
-  senderId: string | undefined,
-): boolean {
-  return senderId !== undefined && config.agent.owners.includes(senderId);
-}

@@ -9,10 +9,21 @@ import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { ClawboxError } from "../errors/index.ts";
 
-function escapeError(requested: string, workspace: string, why: string): ClawboxError {
+/**
+ * A requested path as an error may show it: a relative one as asked, an absolute one not
+ * at all. These errors reach strangers, who learn no location on the box from them
+ * (docs/SECURITY.md, issue 37 item 5); the workspace's own path is never in them either.
+ */
+export function shownPath(requested: string): string {
+  return isAbsolute(requested) || /^[\\/]/.test(requested)
+    ? "(an absolute path)"
+    : `"${requested}"`;
+}
+
+function escapeError(requested: string, why: string): ClawboxError {
   return new ClawboxError(
     "WORKSPACE_ESCAPE",
-    `path "${requested}" ${why}; file tools only work inside the workspace ${workspace}`,
+    `path ${shownPath(requested)} ${why}; file tools only work inside the workspace`,
     {
       hint: 'use a path relative to the workspace, e.g. "notes/todo.md"',
     },
@@ -90,16 +101,15 @@ export function locateInWorkspace(workspace: string, requested: string): Workspa
       "path: must be a non-empty path inside the workspace",
     );
   }
-  if (requested.includes("\0")) throw escapeError(requested, workspace, "contains a NUL byte");
-  if (requested.split(/[\\/]+/).includes(".."))
-    throw escapeError(requested, workspace, 'uses ".."');
+  if (requested.includes("\0")) throw escapeError(requested, "contains a NUL byte");
+  if (requested.split(/[\\/]+/).includes("..")) throw escapeError(requested, 'uses ".."');
   const root = resolve(workspace);
   const target = isAbsolute(requested) ? resolve(requested) : resolve(root, requested);
-  if (!isInside(root, target)) throw escapeError(requested, workspace, "is outside the workspace");
+  if (!isInside(root, target)) throw escapeError(requested, "is outside the workspace");
   const realRoot = realRootOf(workspace);
   const real = realLocation(target);
   if (!isInside(realRoot, real)) {
-    throw escapeError(requested, workspace, "leads outside the workspace through a symbolic link");
+    throw escapeError(requested, "leads outside the workspace through a symbolic link");
   }
   return { path: target, realRel: relative(realRoot, real).split(sep).join("/") };
 }

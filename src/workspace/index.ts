@@ -13,6 +13,14 @@ export {
 } from "./bootstrap-files.ts";
 export { type CachedRead, FileCache } from "./file-cache.ts";
 export {
+  LinkIndex,
+  type LinkScope,
+  type LinkSnapshot,
+  linkIndexFor,
+  MAX_LINK_WALK_DEPTH,
+  MAX_LINK_WALK_ENTRIES,
+} from "./link-index.ts";
+export {
   type InjectedFile,
   type LoadedWorkspace,
   limitBootstrapFiles,

@@ -75,8 +75,9 @@ describe("/context from a stranger", () => {
       expect(result.reply).not.toContain("MEMORY.md");
       expect(result.reply).not.toContain(h.paths.workspace);
       expect(result.reply).not.toMatch(ABSOLUTE);
-      expect(result.reply).toContain("weather");
-      expect(result.reply).toContain("hidden: ./skills/x/SKILL.md (workspace): ");
+      // Skills they cannot read are not in their prompt, so not in its report (issue 37).
+      expect(result.reply).not.toContain("weather");
+      expect(result.reply).not.toContain("skills/x/SKILL.md");
       expect(result.reply).toContain(`…/${basename(outside)}/soul.md`);
       expect(result.reply).not.toContain(outside);
     }

@@ -148,6 +148,39 @@ describe("inbound attachments", () => {
       expect({ address, private: isPrivateAddress(address) }).toEqual({ address, private: false });
   });
 
+  // Issue 37 item 7. A function test only: a test never connects to such an address
+  // (on Linux ::7f00:1 is not loopback; it would leave the box).
+  it("refuses the IPv4-compatible ::/96 and every non-unicast block in every spelling", () => {
+    for (const address of [
+      "::7f00:1", // WHATWG's [::127.0.0.1]
+      "[::7f00:1]",
+      "0:0:0:0:0:0:7f00:1",
+      "::808:808", // ::/96 with a public IPv4 inside: still refused
+      "::8.8.8.8", // ipaddr.js alone reads this as IPv4-mapped (public)
+      "::0.0.0.1",
+      "::1:0:0:1", // reserved ::/8 that ipaddr.js calls unicast
+      "64:ff9b:1::7f00:1", // local-use NAT64
+      "64:ff9b::808:808", // NAT64 refused whatever it embeds
+      "2002:808:808::1", // 6to4 refused whatever it embeds
+      "2001::1", // Teredo
+      "2001:db8::1", // documentation
+      "100::1", // discard
+      "fec0::1", // deprecated site-local
+      "ff02::1", // multicast
+      "::ffff:0:7f00:1", // RFC 6145 translated
+      "::ffff:169.254.169.254",
+      "::ffff:100.64.0.1",
+      "2130706433", // 127.0.0.1 as one number
+      "017700000001", // and in octal
+      "224.0.0.1",
+      "255.255.255.255",
+      "198.18.0.1",
+    ])
+      expect({ address, private: isPrivateAddress(address) }).toEqual({ address, private: true });
+    for (const address of ["2a00:1450:4001:81c::200e", "8.8.8.8", "::ffff:808:808"])
+      expect({ address, private: isPrivateAddress(address) }).toEqual({ address, private: false });
+  });
+
   it("refuses a body that is not an image or over the size cap", async () => {
     await expect(
       fetchPublic(`${base}/page.png`, { maxBytes: 1 << 20, contentTypePrefix: "image/" }),

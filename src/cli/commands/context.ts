@@ -24,9 +24,9 @@ import {
   primaryModel,
 } from "../../providers/index.ts";
 import { createScheduler } from "../../scheduler/index.ts";
-import { CLI_SENDER } from "../../sessions/index.ts";
+import { CLI_SENDER, isOwnerSender } from "../../sessions/index.ts";
 import type { SessionRow } from "../../store/index.ts";
-import { isOwner, reportToolDefinitions } from "../../tools/index.ts";
+import { reportToolDefinitions } from "../../tools/index.ts";
 import { seedWorkspace } from "../../workspace/index.ts";
 import type { CliContext } from "../cli-context.ts";
 import type { Command } from "../command.ts";
@@ -198,7 +198,7 @@ export const contextCommand: Command = {
             channel: "cli",
             chatType: "direct",
             senderId: CLI_SENDER,
-            isOwner: isOwner(config, CLI_SENDER),
+            isOwner: isOwnerSender(config.agent.owners, CLI_SENDER),
           },
           modelKind: model.kind,
         }),
