@@ -10,7 +10,7 @@ export {
   editConfigFile,
   previewConfigEdit,
 } from "./config-file-edit.ts";
-export { isLoopbackHost } from "./cross-checks.ts";
+export { isLoopbackHost } from "./loopback-host.ts";
 export { ENV_OVERRIDES } from "./env-overrides.ts";
 export {
   type ConfigIssue,
@@ -54,4 +54,9 @@ export type {
   ToolProfile,
   ToolsConfig,
 } from "./sections/tools.ts";
+export {
+  DEFAULT_VOICE_TOOLS,
+  isAddressOrCidr,
+  type WyomingConfig,
+} from "./sections/wyoming.ts";
 export { type WatchConfigFileOptions, watchConfigFile } from "./watch-config-file.ts";

@@ -13,6 +13,7 @@ import { cronSection, followupsSection, heartbeatSection } from "./sections/sche
 import { serverSection } from "./sections/server.ts";
 import { logSection } from "./sections/system.ts";
 import { toolsSection } from "./sections/tools.ts";
+import { wyomingSection } from "./sections/wyoming.ts";
 
 export const configSchema = z.object({
   /** Workspace folder; default `<home>/workspace`. */
@@ -26,6 +27,7 @@ export const configSchema = z.object({
   channels: channelsSection,
   log: logSection,
   mqtt: mqttSection,
+  wyoming: wyomingSection,
   heartbeat: heartbeatSection,
   cron: cronSection,
   followups: followupsSection,
