@@ -10,7 +10,6 @@ export {
   editConfigFile,
   previewConfigEdit,
 } from "./config-file-edit.ts";
-export { isLoopbackHost } from "./loopback-host.ts";
 export { ENV_OVERRIDES } from "./env-overrides.ts";
 export {
   type ConfigIssue,
@@ -23,6 +22,7 @@ export {
   validateConfig,
 } from "./load-config.ts";
 export { loadServerSection } from "./load-server-section.ts";
+export { isLoopbackHost } from "./loopback-host.ts";
 export { type ClawboxConfig, configSchema } from "./schema.ts";
 export type { AgentConfig } from "./sections/agent.ts";
 export type {
