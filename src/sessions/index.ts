@@ -20,7 +20,7 @@ export {
   formatConversation,
   parseConversation,
 } from "./conversation.ts";
-export { describePrincipal, OWNER, type Principal } from "./principal.ts";
+export { describePrincipal, HOUSEHOLD, OWNER, type Principal } from "./principal.ts";
 export {
   checkSessionKey,
   type ParsedSessionKey,
@@ -28,7 +28,7 @@ export {
   SYSTEM_SESSIONS,
   type SystemSession,
 } from "./session-key.ts";
-export { isShortName, type Surface } from "./session-names.ts";
+export { isShortName, type Surface, type VoiceOrigin, voiceRoomName } from "./session-names.ts";
 export {
   type Admission,
   type AgentSessionConfig,
