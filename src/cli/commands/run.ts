@@ -40,6 +40,37 @@ async function startMqtt(runtime: Runtime, home: string) {
   return bridge;
 }
 
+/**
+ * Imported only when `wyoming.enabled`, after READY (src/wyoming). A port in use is
+ * logged, not fatal: the rest of the box keeps running.
+ */
+async function startWyoming(runtime: Runtime, home: string) {
+  const config = runtime.config.wyoming;
+  if (!config.enabled) return undefined;
+  const log = runtime.logger.child("wyoming");
+  try {
+    const { startWyomingServer, voiceAgentName, wyomingStatusFile } = await import(
+      "../../wyoming/index.ts"
+    );
+    const server = startWyomingServer({
+      config,
+      agent: runtime.agent,
+      sessions: runtime.sessions,
+      logger: log,
+      version: VERSION,
+      name: voiceAgentName(),
+      statusFile: wyomingStatusFile(home),
+    });
+    log.info("listening for Home Assistant (Wyoming)", {
+      address: `${config.host}:${server.port}`,
+    });
+    return server;
+  } catch (error) {
+    log.error("the Wyoming server did not start", { error: errorMessage(error) });
+    return undefined;
+  }
+}
+
 /** How long a stop waits for responses still being written after the drain. */
 const RESPONSE_FLUSH_MS = 2000;
 
@@ -209,6 +240,8 @@ export const runCommand: Command = {
     void runtime.memory?.start();
     const stopWatchdog = runtime.notifier.startWatchdog();
     await live.startServices();
+    // After READY: Home Assistant's voice rooms (lazy import; nothing when disabled).
+    const wyoming = await startWyoming(runtime, ctx.home);
     // After READY: edits of the config file (models, owners, channels, MQTT) apply live.
     const stopConfigWatch = live.watch();
 
@@ -225,6 +258,7 @@ export const runCommand: Command = {
       },
       idle: () => runtime.agent.idle(),
       close: async () => {
+        await wyoming?.close();
         await live.close();
         await runtime.close();
         // A reply that finished in the drain is still being written to its client: let
