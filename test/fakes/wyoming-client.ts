@@ -85,7 +85,7 @@ export function connectWyoming(
       }
     };
     socket.on("data", (chunk) => {
-      buffer = Buffer.concat([buffer, chunk]);
+      buffer = Buffer.concat([buffer, Buffer.from(chunk)]);
       parse();
       wake();
     });
