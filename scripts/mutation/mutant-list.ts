@@ -20,7 +20,7 @@ export const SAMPLED_AREAS = [
   "memory",
   "scheduler",
 ] as const;
-export const AREAS = [...SAMPLED_AREAS, "agent", "system", "mqtt", "devices"] as const;
+export const AREAS = [...SAMPLED_AREAS, "agent", "system", "mqtt", "devices", "wyoming"] as const;
 
 const mutantSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9-]+$/, "kebab-case id"),

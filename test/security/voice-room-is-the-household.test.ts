@@ -114,6 +114,15 @@ describe("a voice room is the household", () => {
     const got = names({}, stranger);
     expect(got).not.toContain("camera_snapshot");
     expect(got).not.toContain("exec");
+    // Even when the owner lets strangers have them: the voice list grants only voice rooms.
+    const widened = names(
+      {
+        tools: { strangers: { allow: ["camera_snapshot", "exec", "memory_search"] } },
+        wyoming: { tools: ["camera_snapshot", "exec"] },
+      },
+      stranger,
+    );
+    expect(widened).toEqual(["memory_search"]);
   });
 
   it("never exec, file writes or other owner-only tools unless the owner names them in wyoming.tools", () => {
