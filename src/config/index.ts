@@ -54,9 +54,5 @@ export type {
   ToolProfile,
   ToolsConfig,
 } from "./sections/tools.ts";
-export {
-  DEFAULT_VOICE_TOOLS,
-  isAddressOrCidr,
-  type WyomingConfig,
-} from "./sections/wyoming.ts";
+export { DEFAULT_VOICE_TOOLS, type WyomingConfig } from "./sections/wyoming.ts";
 export { type WatchConfigFileOptions, watchConfigFile } from "./watch-config-file.ts";

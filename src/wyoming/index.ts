@@ -7,6 +7,13 @@ export { peerAllowed } from "./allow-from.ts";
 export { voiceAgentName } from "./info-event.ts";
 export { MAX_TRANSCRIPT_CHARS } from "./voice-turn.ts";
 export {
+  type WyomingReport,
+  wyomingChannelStatus,
+  wyomingDoctorChecks,
+  wyomingReport,
+  zeroconfWanted,
+} from "./wyoming-report.ts";
+export {
   FRAME_LIMITS,
   FRAME_TIMEOUT_MS,
   IDLE_TIMEOUT_MS,

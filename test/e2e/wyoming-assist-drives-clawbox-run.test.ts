@@ -322,4 +322,18 @@ describe("Home Assistant's Assist drives clawbox run over Wyoming", () => {
     expect(later.rooms.map((r) => r.room)).toContain("assist_satellite.bedroom");
     expect(later.lastRequest.outcome).toBe("handled");
   });
+
+  it("clawbox channels status and doctor show the voice server, its rooms and the last outcome", async () => {
+    const env = { CLAWBOX_HOME: home };
+    const listed = await spawnCli(["channels", "status", "--json"], env);
+    expect(listed.code).toBe(0);
+    const rows = (JSON.parse(listed.stdout) as { channels: Record<string, unknown>[] }).channels;
+    const row = rows.find((r) => r.channel === "wyoming");
+    expect(row).toMatchObject({ enabled: true, state: "connected" });
+    expect(String(row?.reason)).toMatch(/Home Assistant voice on 127\.0\.0\.1:\d+, \d+ rooms seen/);
+    const text = await spawnCli(["channels", "status"], env);
+    expect(text.stdout).toContain("wyoming: connected");
+    const doctor = await spawnCli(["doctor"], env);
+    expect(doctor.stdout).toMatch(/ok +wyoming: listening on 127\.0\.0\.1:\d+ as "clawbox /);
+  }, 60_000);
 });

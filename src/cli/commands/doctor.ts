@@ -48,6 +48,8 @@ export const doctorCommand: Command = {
         });
       }
       results.push(...(await mqttDoctorChecks(config.mqtt, ctx.home)));
+      const { wyomingDoctorChecks } = await import("../../wyoming/index.ts");
+      results.push(...wyomingDoctorChecks(config.wyoming, ctx.home));
       if (config.memory.enabled) {
         try {
           const memory = createMemory({

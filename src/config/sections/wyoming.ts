@@ -10,7 +10,7 @@ import { z } from "../../schema/index.ts";
 import { isLoopbackHost } from "../loopback-host.ts";
 
 /** True for an IPv4/IPv6 address or a CIDR block of one (`192.168.1.0/24`, `fd00::/8`). */
-export function isAddressOrCidr(text: string): boolean {
+function isAddressOrCidr(text: string): boolean {
   const [address = "", bits, ...rest] = text.split("/");
   const family = isIP(address);
   if (family === 0 || rest.length > 0) return false;
