@@ -78,6 +78,11 @@ describe("Home Assistant's Assist drives clawbox run over Wyoming", () => {
     );
     service = await startService(["--port", "0"], { CLAWBOX_HOME: home });
     await waitForPort(port);
+    // The owner's private notes: a voice room's turn must never carry them to the model.
+    writeFileSync(
+      join(home, "workspace", "MEMORY.md"),
+      "# Memory\n\n- The safe code is ZANZIBAR-4411.\n",
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -124,6 +129,13 @@ describe("Home Assistant's Assist drives clawbox run over Wyoming", () => {
     const asked = JSON.stringify(model.requests.at(-1)?.body);
     expect(asked).toContain("spoken aloud by a voice assistant");
     expect(asked).toContain("answer in the language en");
+    // The household: no private files in the prompt, no exec or file writes offered.
+    expect(asked).not.toContain("ZANZIBAR-4411");
+    const offered = (
+      (model.requests.at(-1)?.body.tools ?? []) as { function: { name: string } }[]
+    ).map((t) => t.function.name);
+    for (const name of ["exec", "write", "edit", "apply_patch", "read", "cron"])
+      expect(offered).not.toContain(name);
 
     model.enqueue(openaiText("It is blue."));
     const second = await assistTurn(port, "And what did you say?", {
