@@ -23,3 +23,4 @@ export {
   type WyomingServerDeps,
 } from "./wyoming-server.ts";
 export { readWyomingStatus, type WyomingStatus, wyomingStatusFile } from "./wyoming-status.ts";
+export { type Announcement, announceWyoming } from "./zeroconf-announcer.ts";

@@ -41,30 +41,48 @@ async function startMqtt(runtime: Runtime, home: string) {
 }
 
 /**
- * Imported only when `wyoming.enabled`, after READY (src/wyoming). A port in use is
- * logged, not fatal: the rest of the box keeps running.
+ * Imported only when `wyoming.enabled`, after READY (src/wyoming), then announced over
+ * mDNS when `wyoming.zeroconf` (default: beyond loopback). A port in use is logged, not
+ * fatal: the rest of the box keeps running.
  */
 async function startWyoming(runtime: Runtime, home: string) {
   const config = runtime.config.wyoming;
   if (!config.enabled) return undefined;
   const log = runtime.logger.child("wyoming");
   try {
-    const { startWyomingServer, voiceAgentName, wyomingStatusFile } = await import(
-      "../../wyoming/index.ts"
-    );
+    const {
+      announceWyoming,
+      startWyomingServer,
+      voiceAgentName,
+      wyomingStatusFile,
+      zeroconfWanted,
+    } = await import("../../wyoming/index.ts");
+    const name = voiceAgentName();
     const server = startWyomingServer({
       config,
       agent: runtime.agent,
       sessions: runtime.sessions,
       logger: log,
       version: VERSION,
-      name: voiceAgentName(),
+      name,
       statusFile: wyomingStatusFile(home),
     });
     log.info("listening for Home Assistant (Wyoming)", {
       address: `${config.host}:${server.port}`,
     });
-    return server;
+    const announcement = zeroconfWanted(config)
+      ? await announceWyoming({ name, host: config.host, port: server.port, logger: log })
+      : undefined;
+    if (announcement) {
+      server.setZeroconf(announcement.state);
+      log.info("mDNS: _wyoming._tcp.local.", { name, state: announcement.state });
+    }
+    return {
+      async close() {
+        await announcement?.close();
+        await server.close();
+      },
+    };
   } catch (error) {
     log.error("the Wyoming server did not start", { error: errorMessage(error) });
     return undefined;
