@@ -32,7 +32,6 @@ import { collectSecrets } from "../system/index.ts";
 import {
   CHANNEL_FORMS,
   type ChannelForm,
-  channelForm,
   type FormField,
   fieldError,
   shownValue,
@@ -41,6 +40,7 @@ import type { ConsoleDeps } from "./console-deps.ts";
 import type { ConsoleEnv } from "./console-env.ts";
 import { apiError, readBody } from "./json-body.ts";
 import { storedSecretRefusal } from "./secret-destination.ts";
+import { probeWyoming, WYOMING_FORM, wyomingFormStatus } from "./wyoming-form.ts";
 
 const valuesBody = z.object({
   values: z.record(
@@ -113,6 +113,10 @@ function editsOf(form: ChannelForm, values: Record<string, FieldValue>): ConfigE
   return edits;
 }
 
+/** The page's sections: the chat channels' and MQTT's, then Home Assistant voice. */
+const PAGE_FORMS: readonly ChannelForm[] = [...CHANNEL_FORMS, WYOMING_FORM];
+const channelForm = (id: string) => PAGE_FORMS.find((f) => f.id === id);
+
 export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   /** The config as the file has it now (the page shows the file, not a stale copy). */
   const fileConfig = (): { config: ClawboxConfig; error?: string } => {
@@ -127,19 +131,25 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     const { config, error } = fileConfig();
     const statuses = readChannelStatus(deps.store.db, deps.config.channels);
     const mqtt = await deps.statusSources?.mqtt?.().catch(() => undefined);
+    const voice = await wyomingFormStatus(config.wyoming, deps.paths.home);
     return {
       ...(error ? { fileError: error } : {}),
-      forms: CHANNEL_FORMS.map((form) => {
+      forms: PAGE_FORMS.map((form) => {
         const section = sectionOf(config, form.path);
         const status =
-          form.id === "mqtt"
-            ? mqtt?.[0]
-              ? { state: mqtt[0].state, reason: mqtt[0].detail ?? null }
-              : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
-            : statuses.find((s) => s.channel === form.id);
+          form.id === "wyoming"
+            ? voice
+            : form.id === "mqtt"
+              ? mqtt?.[0]
+                ? { state: mqtt[0].state, reason: mqtt[0].detail ?? null }
+                : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
+              : statuses.find((s) => s.channel === form.id);
         return {
           ...form,
-          configured: form.id === "mqtt" ? config.mqtt.enabled : section !== undefined,
+          configured:
+            form.id === "mqtt" || form.id === "wyoming"
+              ? config[form.id].enabled
+              : section !== undefined,
           values: Object.fromEntries(
             form.fields.map((f) => [f.key, shownValue(f, section?.[f.key])]),
           ),
@@ -262,6 +272,8 @@ async function probeForm(
           : undefined;
       return probeWeComBot(wecom.bot, running);
     }
+    case "wyoming":
+      return probeWyoming(config.wyoming);
     case "mqtt": {
       const probe = await probeBroker(mqtt, 8000, "console-test");
       return probe.ok

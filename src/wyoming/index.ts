@@ -4,6 +4,7 @@
  * for `clawbox channels status`, `doctor` and the console.
  */
 export { peerAllowed } from "./allow-from.ts";
+export { describeServer } from "./describe-server.ts";
 export { voiceAgentName } from "./info-event.ts";
 export { MAX_TRANSCRIPT_CHARS } from "./voice-turn.ts";
 export {

@@ -65,7 +65,18 @@ export function wyomingChannelStatus(
   return {
     ...base,
     state: "connected",
-    reason: `Home Assistant voice on ${live.listening}, ${rooms} room${rooms === 1 ? "" : "s"} seen${last ? `, last request ${last.outcome} (${last.room || "no room"})` : ""}`,
+    reason: [
+      `Home Assistant voice on ${live.listening} as "${live.announcedName}" (mDNS: ${live.zeroconf})`,
+      rooms === 0
+        ? "no rooms seen yet"
+        : `${rooms} room${rooms === 1 ? "" : "s"} seen: ${live.rooms
+            .slice(0, 5)
+            .map((r) => r.room)
+            .join(", ")}${rooms > 5 ? ", …" : ""}`,
+      last
+        ? `last request ${new Date(last.at).toISOString().slice(0, 16).replace("T", " ")} UTC from ${last.room || "no room"}: ${last.outcome}${last.detail ? ` (${last.detail})` : ""}`
+        : "no request yet",
+    ].join("; "),
     ...(last ? { lastEventAt: last.at } : {}),
     inbox: nonZero({
       turns: live.rooms.reduce((sum, r) => sum + r.turns, 0),

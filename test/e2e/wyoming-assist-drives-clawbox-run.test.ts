@@ -342,7 +342,9 @@ describe("Home Assistant's Assist drives clawbox run over Wyoming", () => {
     const rows = (JSON.parse(listed.stdout) as { channels: Record<string, unknown>[] }).channels;
     const row = rows.find((r) => r.channel === "wyoming");
     expect(row).toMatchObject({ enabled: true, state: "connected" });
-    expect(String(row?.reason)).toMatch(/Home Assistant voice on 127\.0\.0\.1:\d+, \d+ rooms seen/);
+    expect(String(row?.reason)).toMatch(
+      /Home Assistant voice on 127\.0\.0\.1:\d+ as "clawbox [^"]+" \(mDNS: off\); \d+ rooms seen: .*assist_satellite\.kitchen.*; last request .* from assist_satellite\.kitchen: handled/,
+    );
     const text = await spawnCli(["channels", "status"], env);
     expect(text.stdout).toContain("wyoming: connected");
     const doctor = await spawnCli(["doctor"], env);
