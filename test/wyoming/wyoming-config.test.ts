@@ -22,7 +22,7 @@ describe("the wyoming config section", () => {
     const out = check({ enabled: true, host: "0.0.0.0" }).errors.map(formatIssue);
     expect(out).toHaveLength(1);
     expect(out[0]).toContain(
-      "clawbox.json: wyoming.allowFrom: required when wyoming.host is not loopback",
+      "clawbox.json: wyoming.allowFrom: needed when wyoming.host is not loopback",
     );
     expect(out[0]).toContain("no authentication");
     expect(check({ enabled: true, host: "0.0.0.0", allowFrom: [] }).errors).toHaveLength(1);

@@ -52,7 +52,7 @@ export const wyomingSection = z._default(
     .check(
       z.refine((w) => isLoopbackHost(w.host) || (w.allowFrom?.length ?? 0) > 0, {
         message:
-          'required when wyoming.host is not loopback: Wyoming has no authentication, so list Home Assistant\'s address (e.g. ["192.168.1.10"])',
+          'needed when wyoming.host is not loopback: Wyoming has no authentication, so list Home Assistant\'s address (e.g. ["192.168.1.10"])',
         path: ["allowFrom"],
       }),
     ),
