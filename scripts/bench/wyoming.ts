@@ -14,6 +14,8 @@
  *   `wyoming.enabled` on and off, medians of `--runs` starts; `rssListeningOnMb` once the
  *   server has answered a first `describe` (it is imported after READY). Target: on ≤ off + 2 MB.
  *
+ * - `describeMsP50`: connect + `describe` + `info`: the Wyoming layer alone.
+ *
  *   npm run bench -- wyoming [--json] [--runs N] [--turns N] [--no-model] [--only rss|overhead|ratio]
  */
 import { spawnSync } from "node:child_process";
@@ -164,11 +166,22 @@ async function overhead() {
       turnsMs.push(turnMs);
     }
     const overheads = turnsMs.map((t, i) => t - (direct[i] ?? 0));
+    // The Wyoming layer alone: connect, describe, info (no agent, no model).
+    const describes: number[] = [];
+    for (let i = 0; i < turns; i++) {
+      const t0 = performance.now();
+      const client = await connectWyoming(box.port);
+      client.send("describe");
+      await client.next(5000);
+      client.close();
+      describes.push(performance.now() - t0);
+    }
     return {
       overheadMsP50: round(median(overheads)),
       overheadMsP95: round(percentile(overheads, 0.95)),
       turnMsP50: round(median(turnsMs)),
       modelMsP50: round(median(direct)),
+      describeMsP50: round(median(describes)),
     };
   } finally {
     await box.stop();
@@ -307,7 +320,7 @@ else {
     );
   if ("overheadMsP50" in result)
     console.log(
-      `overhead per request over the model: p50 ${result.overheadMsP50} ms, p95 ${result.overheadMsP95} ms (turn p50 ${result.turnMsP50} ms, model alone ${result.modelMsP50} ms; target p50 ≤ 15 ms)`,
+      `overhead per request over the model: p50 ${result.overheadMsP50} ms, p95 ${result.overheadMsP95} ms (turn p50 ${result.turnMsP50} ms, model alone ${result.modelMsP50} ms, describe alone ${result.describeMsP50} ms; target p50 ≤ 15 ms)`,
     );
   if ("evalRatio" in result)
     console.log(
