@@ -58,6 +58,8 @@ export interface WyomingServer {
   status(): WyomingStatus;
   /** Records how announcing went ("announced", "off", or why not). */
   setZeroconf(state: string): void;
+  /** Accepts no new connection; open ones (a turn being answered) go on (the stop's drain). */
+  stopListening(): void;
   /** Stops listening, aborts running turns and closes every connection. */
   close(): Promise<void>;
 }
@@ -312,6 +314,7 @@ export function startWyomingServer(deps: WyomingServerDeps): WyomingServer {
       { hint: "choose another wyoming.port, or stop what uses it" },
     );
   }
+  let listening = true;
   status.listening = `${deps.config.host}:${listener.port}`;
   saveNow();
 
@@ -322,7 +325,13 @@ export function startWyomingServer(deps: WyomingServerDeps): WyomingServer {
       status.zeroconf = state;
       save();
     },
+    stopListening() {
+      if (!listening) return;
+      listening = false;
+      listener.stop(false);
+    },
     async close() {
+      listening = false;
       listener.stop(true);
       for (const socket of open) {
         socket.data.turn?.abort();

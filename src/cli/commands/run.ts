@@ -78,6 +78,7 @@ async function startWyoming(runtime: Runtime, home: string) {
       log.info("mDNS: _wyoming._tcp.local.", { name, state: announcement.state });
     }
     return {
+      stopIntake: () => server.stopListening(),
       async close() {
         await announcement?.close();
         await server.close();
@@ -273,6 +274,7 @@ export const runCommand: Command = {
         stopConfigWatch();
         // No new connections; open ones (a running reply) finish or are closed below.
         serverStopped = server.stop();
+        wyoming?.stopIntake();
       },
       idle: () => runtime.agent.idle(),
       close: async () => {
