@@ -53,4 +53,10 @@ export { ownerTargets } from "./owner-channels.ts";
 export { enqueueProactive } from "./proactive.ts";
 export { type ProbeResult, probeQq, probeWeComApp, probeWeComBot } from "./probe-channel.ts";
 export { CUT_NOTE, markdownToPlain, shapeReply } from "./reply-shaping.ts";
+export {
+  describeSpeech,
+  SPEECH_MAX_CHARS,
+  type SpeechOptions,
+  shapeForSpeech,
+} from "./speech-shaping.ts";
 export { tellRequester } from "./tell-requester.ts";

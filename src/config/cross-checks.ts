@@ -9,6 +9,7 @@
 import { Cron } from "croner";
 import { errorMessage, isClawboxError } from "../errors/index.ts";
 import { checkSessionKey, createSessionResolver } from "../sessions/index.ts";
+import { isLoopbackHost } from "./loopback-host.ts";
 import type { ClawboxConfig } from "./schema.ts";
 import { weakTokenReason } from "./token-strength.ts";
 
@@ -18,13 +19,6 @@ export interface CrossIssue {
   hint: string;
   /** Other keys whose values caused the issue (to blame an env variable that set them). */
   related?: string[];
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost", "[::1]"]);
-
-/** True for the addresses only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** What the cross checks read. */

@@ -10,7 +10,6 @@ export {
   editConfigFile,
   previewConfigEdit,
 } from "./config-file-edit.ts";
-export { isLoopbackHost } from "./cross-checks.ts";
 export { ENV_OVERRIDES } from "./env-overrides.ts";
 export {
   type ConfigIssue,
@@ -23,6 +22,7 @@ export {
   validateConfig,
 } from "./load-config.ts";
 export { loadServerSection } from "./load-server-section.ts";
+export { isLoopbackHost } from "./loopback-host.ts";
 export { type ClawboxConfig, configSchema } from "./schema.ts";
 export type { AgentConfig } from "./sections/agent.ts";
 export type { BackupConfig } from "./sections/backup.ts";
@@ -56,5 +56,6 @@ export type {
   ToolProfile,
   ToolsConfig,
 } from "./sections/tools.ts";
+export { DEFAULT_VOICE_TOOLS, type WyomingConfig } from "./sections/wyoming.ts";
 export { generateToken } from "./token-strength.ts";
 export { type WatchConfigFileOptions, watchConfigFile } from "./watch-config-file.ts";

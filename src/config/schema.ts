@@ -15,6 +15,7 @@ import { cronSection, followupsSection, heartbeatSection } from "./sections/sche
 import { serverSection } from "./sections/server.ts";
 import { logSection } from "./sections/system.ts";
 import { toolsSection } from "./sections/tools.ts";
+import { wyomingSection } from "./sections/wyoming.ts";
 
 export const configSchema = z.object({
   /** Workspace folder; default `<home>/workspace`. */
@@ -29,6 +30,7 @@ export const configSchema = z.object({
   log: logSection,
   mqtt: mqttSection,
   homeAssistant: homeAssistantSection,
+  wyoming: wyomingSection,
   heartbeat: heartbeatSection,
   cron: cronSection,
   followups: followupsSection,

@@ -33,7 +33,6 @@ import { collectSecrets } from "../system/index.ts";
 import {
   CHANNEL_FORMS,
   type ChannelForm,
-  channelForm,
   type FormField,
   fieldError,
   shownValue,
@@ -43,6 +42,7 @@ import type { ConsoleEnv } from "./console-env.ts";
 import { HOME_ASSISTANT_FORM } from "./home-assistant-form.ts";
 import { apiError, readBody } from "./json-body.ts";
 import { storedSecretRefusal } from "./secret-destination.ts";
+import { probeWyoming, WYOMING_FORM, wyomingFormStatus } from "./wyoming-form.ts";
 
 const valuesBody = z.object({
   values: z.record(
@@ -58,9 +58,9 @@ const valuesBody = z.object({
 
 type FieldValue = z.infer<typeof valuesBody>["values"][string];
 
-const FORMS: readonly ChannelForm[] = [...CHANNEL_FORMS, HOME_ASSISTANT_FORM];
-const formOf = (id: string): ChannelForm | undefined =>
-  id === HOME_ASSISTANT_FORM.id ? HOME_ASSISTANT_FORM : channelForm(id);
+/** The page's sections: the chat channels' and MQTT's, Home Assistant, then its voice rooms. */
+const FORMS: readonly ChannelForm[] = [...CHANNEL_FORMS, HOME_ASSISTANT_FORM, WYOMING_FORM];
+const formOf = (id: string): ChannelForm | undefined => FORMS.find((f) => f.id === id);
 
 const sectionOf = (
   config: ClawboxConfig,
@@ -143,29 +143,35 @@ export function registerChannelRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps):
     const statuses = readChannelStatus(deps.store.db, deps.config.channels);
     const mqtt = await deps.statusSources?.mqtt?.().catch(() => undefined);
     const house = await deps.statusSources?.homeAssistant?.().catch(() => undefined);
+    const voice = await wyomingFormStatus(config.wyoming, deps.paths.home);
     return {
       ...(error ? { fileError: error } : {}),
       forms: FORMS.map((form) => {
         const section = sectionOf(config, form.path);
         const status =
-          form.id === "mqtt"
-            ? mqtt?.[0]
-              ? { state: mqtt[0].state, reason: mqtt[0].detail ?? null }
-              : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
-            : form.id === "home-assistant"
-              ? house?.[0]
-                ? // The channels' word for a working link (the page shows it green).
-                  {
-                    state: house[0].state === "ready" ? "connected" : house[0].state,
-                    reason: house[0].detail ?? null,
-                  }
-                : null
-              : statuses.find((s) => s.channel === form.id);
+          form.id === "wyoming"
+            ? voice
+            : form.id === "mqtt"
+              ? mqtt?.[0]
+                ? { state: mqtt[0].state, reason: mqtt[0].detail ?? null }
+                : { state: config.mqtt.enabled ? "starting" : "disabled", reason: null }
+              : form.id === "home-assistant"
+                ? house?.[0]
+                  ? // The channels' word for a working link (the page shows it green).
+                    {
+                      state: house[0].state === "ready" ? "connected" : house[0].state,
+                      reason: house[0].detail ?? null,
+                    }
+                  : null
+                : statuses.find((s) => s.channel === form.id);
         // A form for a channel not set up yet shows the policy its first Save writes.
         const fresh = section === undefined && hasDmPolicy(form);
         return {
           ...form,
-          configured: form.id === "mqtt" ? config.mqtt.enabled : section !== undefined,
+          configured:
+            form.id === "mqtt" || form.id === "wyoming"
+              ? config[form.id].enabled
+              : section !== undefined,
           values: Object.fromEntries(
             form.fields.map((f) => [
               f.key,
@@ -297,6 +303,8 @@ async function probeForm(
     }
     case "home-assistant":
       return config.homeAssistant ? probeHomeAssistant(config.homeAssistant) : missing(form);
+    case "wyoming":
+      return probeWyoming(config.wyoming);
     case "mqtt": {
       const probe = await probeBroker(mqtt, 8000, "console-test");
       return probe.ok

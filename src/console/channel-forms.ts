@@ -22,8 +22,8 @@ export interface FormField {
 }
 
 export interface ChannelForm {
-  /** The form's id in routes: `qq`, `wecom-app`, `wecom-bot`, `mqtt`, `home-assistant`. */
-  id: "qq" | "wecom-app" | "wecom-bot" | "mqtt" | "home-assistant";
+  /** The form's id in routes: `qq`, `wecom-app`, `wecom-bot`, `mqtt`, `home-assistant`, `wyoming`. */
+  id: "qq" | "wecom-app" | "wecom-bot" | "mqtt" | "home-assistant" | "wyoming";
   title: string;
   /** Where the section is in the config file. */
   path: readonly string[];
@@ -199,10 +199,6 @@ export const CHANNEL_FORMS: readonly ChannelForm[] = [
     ],
   },
 ];
-
-export function channelForm(id: string): ChannelForm | undefined {
-  return CHANNEL_FORMS.find((f) => f.id === id);
-}
 
 /** A field's value as the page may see it: secrets only as set or not. */
 export function shownValue(field: FormField, value: unknown): unknown {

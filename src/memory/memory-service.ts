@@ -7,7 +7,7 @@
 import type { AgentConfig, ContextConfig, MemoryConfig } from "../config/index.ts";
 import { errorMessage } from "../errors/index.ts";
 import { installedModelDir, pullCommand, readInstalledModel } from "../models/index.ts";
-import { createSessionResolver, type SessionResolver } from "../sessions/index.ts";
+import { createSessionResolver, HOUSEHOLD, type SessionResolver } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import type { HomePaths, Logger } from "../system/index.ts";
 import type { AgentTool } from "../tools/index.ts";
@@ -218,12 +218,13 @@ export function createMemory(deps: MemoryDeps): MemoryService {
   };
 
   /**
-   * Memory files, and the transcripts of the sessions that belong to `principal`: the
+   * Memory files (not for the household), and the transcripts of the sessions that belong to `principal`: the
    * session a hit came from, not whichever session its key names now (a stranger paired
    * as an owner keeps their stranger-era session under the same key).
    */
   const ownSessions = (principal: string) => (path: string) => {
-    if (!path.startsWith(SESSION_PATH_PREFIX)) return true;
+    // The household (voice rooms) reads no owner-private memory file (docs/SECURITY.md).
+    if (!path.startsWith(SESSION_PATH_PREFIX)) return principal !== HOUSEHOLD;
     const indexed = parseSessionIndexPath(path);
     const session = indexed && deps.store.sessions.get(indexed.sessionId);
     return session !== undefined && sessions.principalOfSession(session) === principal;

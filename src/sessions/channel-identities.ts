@@ -21,6 +21,11 @@ export interface ChannelIdentity {
    * stored in the session, where the owner reads it (console, `clawbox sessions`).
    */
   delivery: DeliveryKind;
+  /**
+   * Its senders are the household speaking in a room (Home Assistant's voice satellites):
+   * one principal of its own, neither the owner nor a stranger (principal.ts `HOUSEHOLD`).
+   */
+  household?: boolean;
 }
 
 export const CHANNEL_IDENTITIES: readonly ChannelIdentity[] = [
@@ -34,6 +39,14 @@ export const CHANNEL_IDENTITIES: readonly ChannelIdentity[] = [
   { identity: "web", channels: ["web"], peers: "named", delivery: "session" },
   { identity: "cli", channels: ["cli"], peers: "named", delivery: "session" },
   { identity: "mqtt", channels: ["mqtt"], peers: "named", delivery: "mqtt" },
+  /** Home Assistant's Assist over Wyoming: peers are rooms (src/wyoming). */
+  {
+    identity: "wyoming",
+    channels: ["wyoming"],
+    peers: "named",
+    delivery: "session",
+    household: true,
+  },
   { identity: "openai-api", channels: ["openai-api"], peers: "named", delivery: "session" },
   /** Sessions read from a JSONL file (`clawbox sessions import`). */
   { identity: "import", channels: ["import"], peers: "named", delivery: "session" },

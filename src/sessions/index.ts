@@ -21,7 +21,7 @@ export {
   parseConversation,
 } from "./conversation.ts";
 export { isOwnerSender, WEB_TOKEN_SENDER } from "./owner-rule.ts";
-export { describePrincipal, OWNER, type Principal } from "./principal.ts";
+export { describePrincipal, HOUSEHOLD, OWNER, type Principal } from "./principal.ts";
 export {
   checkSessionKey,
   type ParsedSessionKey,
@@ -29,7 +29,7 @@ export {
   SYSTEM_SESSIONS,
   type SystemSession,
 } from "./session-key.ts";
-export { isShortName, type Surface } from "./session-names.ts";
+export { isShortName, type Surface, type VoiceOrigin, voiceRoomName } from "./session-names.ts";
 export {
   type Admission,
   type AgentSessionConfig,

@@ -36,3 +36,29 @@ export function isShortName(text: string): boolean {
 export const OWNER_PEER = "owner";
 /** The peer name of a tokenless web client's default session. */
 export const WEB_LOCAL_PEER = "local";
+
+/** What Home Assistant's transcript says about where a voice request came from. */
+export interface VoiceOrigin {
+  satelliteId?: string | undefined;
+  deviceId?: string | undefined;
+  conversationId?: string | undefined;
+}
+
+/**
+ * The room a voice request comes from, as a short name: HA's satellite id, else its
+ * device id. A request from no device (typed in HA's app or dashboard) is a
+ * conversation of its own, named by HA's conversation id, so the same id continues it.
+ * Characters a short name cannot hold become "-"; at most 64 characters.
+ */
+export function voiceRoomName(origin: VoiceOrigin): string {
+  const source =
+    origin.satelliteId ||
+    origin.deviceId ||
+    (origin.conversationId ? `conversation-${origin.conversationId}` : "assist");
+  const name = source
+    .replace(/[^A-Za-z0-9._@+-]/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 64)
+    .replace(/^\.+$/, "");
+  return isShortName(name) ? name : "assist";
+}

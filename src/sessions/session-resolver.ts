@@ -6,13 +6,19 @@
  * at runtime (pairing) is an owner for the very next turn, without a restart.
  */
 import { ClawboxError } from "../errors/index.ts";
-import { identityOf, peerOfSender, senderAddress } from "./channel-identities.ts";
+import {
+  identityOf,
+  parseSenderAddress,
+  peerOfSender,
+  senderAddress,
+} from "./channel-identities.ts";
 import { type Conversation, type ConversationChatType, conversation } from "./conversation.ts";
 import { isOwnerSender } from "./owner-rule.ts";
 import {
   ANONYMOUS,
   describePrincipal,
   groupPrincipal,
+  HOUSEHOLD,
   OWNER,
   type Principal,
 } from "./principal.ts";
@@ -108,7 +114,10 @@ export interface SessionResolver {
 export function createSessionResolver(agent: AgentSessionConfig): SessionResolver {
   const agentId = agent.id;
   const isOwner = (sender: string | undefined) => isOwnerSender(agent.owners, sender);
-  const principalOfSender = (sender: string): Principal => (isOwner(sender) ? OWNER : sender);
+  const principalOfSender = (sender: string): Principal => {
+    if (isOwner(sender)) return OWNER;
+    return identityOf(parseSenderAddress(sender).identity).household ? HOUSEHOLD : sender;
+  };
   const keyOf = (channel: string, chatType: ConversationChatType, peer: string) =>
     conversationKey(agentId, conversation(channel, chatType, peer));
 
@@ -121,6 +130,7 @@ export function createSessionResolver(agent: AgentSessionConfig): SessionResolve
     if (identityOf(channel).peers === "platform")
       return principalOfSender(senderAddress(channel, peer));
     if (identity === "cli" || identity === "import") return OWNER;
+    if (identityOf(channel).household) return principalOfSender(senderAddress(channel, peer));
     // The token's own name and the CLI's are the owner's too: a tokenless client that
     // names `web:direct:token` or `web:direct:cli` first does not come to own them.
     if (identity === "web" && (peer === OWNER_PEER || peer === "token" || peer === "cli"))

@@ -8,6 +8,9 @@
  * denies file writes, exec, session and memory tools (SPEC §9a). An owner's turn in a
  * group chat is judged as a stranger's there (`ownerPowers`): everyone in the group
  * writes into its context, so their words must not steer the owner's tools.
+ * A voice request from a Home Assistant room (the household, not a stranger) gets
+ * `wyoming.tools` in place of the stranger stage: the whole set it may use, and an
+ * owner-only tool only when that list names it exactly (docs/SECURITY.md, "Voice rooms").
  * Patterns: exact names, `*` wildcards ("mcp__home__*"), and `group:<name>`.
  */
 import type {
@@ -17,8 +20,10 @@ import type {
   ToolFilter,
   ToolProfile,
   ToolsConfig,
+  WyomingConfig,
 } from "../config/index.ts";
-import { formatConversation } from "../sessions/index.ts";
+import { DEFAULT_VOICE_TOOLS } from "../config/index.ts";
+import { formatConversation, identityOf } from "../sessions/index.ts";
 import type { AgentTool } from "./tool.ts";
 
 const PROFILES: Record<ToolProfile, string[] | undefined> = {
@@ -66,6 +71,18 @@ export interface PolicyConfig {
   agent: Pick<AgentConfig, "id" | "tools" | "owners">;
   heartbeat: Pick<HeartbeatConfig, "tools">;
   cron: Pick<CronConfig, "tools">;
+  /** The voice rooms' tool set; absent: the default set. */
+  wyoming?: Pick<WyomingConfig, "tools">;
+}
+
+/** Whether a non-owner's turn is the household's (a voice room), not a stranger's. */
+function householdTurn(input: PolicyInput): boolean {
+  return !input.isOwner && identityOf(input.channel).household === true;
+}
+
+/** The tool patterns of a voice room (`wyoming.tools`). */
+function voiceTools(config: PolicyConfig): string[] {
+  return config.wyoming?.tools ?? DEFAULT_VOICE_TOOLS;
 }
 
 /** The stages that apply to one request, in pipeline order. */
@@ -95,7 +112,9 @@ export function policyStages(config: PolicyConfig, input: PolicyInput): PolicySt
     : undefined;
   if (input.groupId) add(`group ${input.groupId}`, groupEntry);
   if (input.senderId) add(`sender ${input.senderId}`, tools.bySender[input.senderId]);
-  if (!input.isOwner) {
+  if (householdTurn(input)) {
+    stages.push({ name: "voice room (wyoming.tools)", allow: voiceTools(config) });
+  } else if (!input.isOwner) {
     const scoped: [string, Partial<ToolFilter> | undefined][] = [
       ["sender", input.senderId ? tools.bySender[input.senderId]?.strangers : undefined],
       ["group", groupEntry?.strangers],
@@ -122,8 +141,10 @@ export function decideTool(
   tool: AgentTool,
   stages: PolicyStage[],
   isOwner: boolean,
+  /** Owner-only tools named exactly in the voice rooms' list (they pass the stages too). */
+  grantedOwnerOnly: readonly string[] = [],
 ): PolicyDecision {
-  if (tool.ownerOnly && !isOwner)
+  if (tool.ownerOnly && !isOwner && !grantedOwnerOnly.includes(tool.name))
     return { allowed: false, reason: "owner-only tool and the sender is not an owner" };
   for (const stage of stages) {
     if (stage.deny && anyMatches(stage.deny, tool))
@@ -143,8 +164,10 @@ export function applyToolPolicy(
   input: PolicyInput,
 ): AgentTool[] {
   const owner = ownerPowers(input, config.tools);
-  const stages = policyStages(config, { ...input, isOwner: owner });
-  return tools.filter((tool) => decideTool(tool, stages, owner).allowed);
+  const judged = { ...input, isOwner: owner };
+  const stages = policyStages(config, judged);
+  const granted = householdTurn(judged) ? voiceTools(config) : [];
+  return tools.filter((tool) => decideTool(tool, stages, owner, granted).allowed);
 }
 
 /**

@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["server"],
   ["console"],
-  ["scheduler"],
+  ["scheduler", "wyoming"],
   ["channels", "mqtt"],
   ["agent"],
   ["devices", "mcp", "memory"],

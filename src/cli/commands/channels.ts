@@ -14,7 +14,8 @@ export const channelsCommand: Command = {
     "  Shows each channel's state (connected, resuming, disabled, stopped, error with the",
     "  reason), when the platform was last heard from, and inbox/outbox counts by state",
     "  (for MQTT, the bridge's prompts: received/rejected in, replied/failed out, as in",
-    "  clawbox mqtt status).",
+    "  clawbox mqtt status; for Home Assistant voice (wyoming), its turns and refused",
+    "  connections).",
   ].join("\n"),
   async run(ctx, args) {
     const { values } = parseWith(args.slice(1), STATUS);
@@ -22,6 +23,9 @@ export const channelsCommand: Command = {
     // The Home Assistant bridge lives in src/mqtt (not a chat channel) but is listed here too.
     const { mqttChannelStatus } = await import("../../mqtt/index.ts");
     statuses.push(mqttChannelStatus(ctx.config().config, ctx.home));
+    // So is Home Assistant's voice agent (src/wyoming).
+    const { wyomingChannelStatus } = await import("../../wyoming/index.ts");
+    statuses.push(wyomingChannelStatus(ctx.config().config.wyoming, ctx.home));
     if (values.json) {
       ctx.stdout.write(`${JSON.stringify({ channels: statuses }, null, 2)}\n`);
       return EXIT.ok;

@@ -61,6 +61,8 @@ export const doctorCommand: Command = {
         const { homeAssistantDoctorChecks } = await import("../../mcp/index.ts");
         results.push(...(await homeAssistantDoctorChecks(config.homeAssistant)));
       }
+      const { wyomingDoctorChecks } = await import("../../wyoming/index.ts");
+      results.push(...wyomingDoctorChecks(config.wyoming, ctx.home));
       if (config.memory.enabled) {
         try {
           const memory = createMemory({

@@ -13,7 +13,7 @@ import {
   loginLink,
   TicketVerifier,
 } from "../../console/index.ts";
-import { ClawboxError } from "../../errors/index.ts";
+import { ClawboxError, errorMessage } from "../../errors/index.ts";
 import { noModelNotice } from "../../models/index.ts";
 import { createApp, type Listening, listenHttp } from "../../server/index.ts";
 import { makeNonDumpable, useServiceJitPolicy } from "../../system/index.ts";
@@ -44,6 +44,56 @@ async function startMqtt(runtime: Runtime, home: string) {
 /** Started by systemd: its journal keeps stdout (`INVOCATION_ID`, `JOURNAL_STREAM`). */
 function underSystemd(env: Record<string, string | undefined>): boolean {
   return Boolean(env.INVOCATION_ID || env.JOURNAL_STREAM);
+}
+
+/**
+ * Imported only when `wyoming.enabled`, after READY (src/wyoming), then announced over
+ * mDNS when `wyoming.zeroconf` (default: beyond loopback). A port in use is logged, not
+ * fatal: the rest of the box keeps running.
+ */
+async function startWyoming(runtime: Runtime, home: string) {
+  const config = runtime.config.wyoming;
+  if (!config.enabled) return undefined;
+  const log = runtime.logger.child("wyoming");
+  try {
+    const {
+      announceWyoming,
+      startWyomingServer,
+      voiceAgentName,
+      wyomingStatusFile,
+      zeroconfWanted,
+    } = await import("../../wyoming/index.ts");
+    const name = voiceAgentName();
+    const server = startWyomingServer({
+      config,
+      agent: runtime.agent,
+      sessions: runtime.sessions,
+      logger: log,
+      version: VERSION,
+      name,
+      statusFile: wyomingStatusFile(home),
+    });
+    log.info("listening for Home Assistant (Wyoming)", {
+      address: `${config.host}:${server.port}`,
+    });
+    const announcement = zeroconfWanted(config)
+      ? await announceWyoming({ name, host: config.host, port: server.port, logger: log })
+      : undefined;
+    if (announcement) {
+      server.setZeroconf(announcement.state);
+      log.info("mDNS: _wyoming._tcp.local.", { name, state: announcement.state });
+    }
+    return {
+      stopIntake: () => server.stopListening(),
+      async close() {
+        await announcement?.close();
+        await server.close();
+      },
+    };
+  } catch (error) {
+    log.error("the Wyoming server did not start", { error: errorMessage(error) });
+    return undefined;
+  }
 }
 
 /** How long a stop waits for responses still being written after the drain. */
@@ -244,6 +294,8 @@ export const runCommand: Command = {
     void runtime.memory?.start();
     const stopWatchdog = runtime.notifier.startWatchdog();
     await live.startServices();
+    // After READY: Home Assistant's voice rooms (lazy import; nothing when disabled).
+    const wyoming = await startWyoming(runtime, ctx.home);
     // After READY: edits of the config file (models, owners, channels, MQTT) apply live.
     const stopConfigWatch = live.watch();
     // After READY: automatic backups to backup.dir (docs/BACKUP.md), when configured.
@@ -265,9 +317,11 @@ export const runCommand: Command = {
         stopBackups();
         // No new connections; open ones (a running reply) finish or are closed below.
         serverStopped = server.stop(false);
+        wyoming?.stopIntake();
       },
       idle: () => runtime.agent.idle(),
       close: async () => {
+        await wyoming?.close();
         await live.close();
         await runtime.close();
         // A reply that finished in the drain is still being written to its client: let
