@@ -310,10 +310,13 @@ describe.skipIf(!HAVE_CHROMIUM)("setting a box up from a phone (headless Chromiu
     await page.goto(`${base}/#reminders`);
     // "sent" once QQ accepted it (issue 38), where it said "ok" before.
     await expect
-      .poll(async () => {
-        await page.goto(`${base}/#reminders`);
-        return page.locator("#runs .badge").first().textContent({ timeout: 5_000 });
-      })
+      .poll(
+        async () => {
+          await page.goto(`${base}/#reminders`);
+          return page.locator("#runs .badge").first().textContent({ timeout: 5_000 });
+        },
+        { timeout: 30_000, interval: 1_000 },
+      )
       .toBe("sent");
   }, 150_000);
 
