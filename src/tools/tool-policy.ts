@@ -166,9 +166,27 @@ export function applyToolPolicy(
   const owner = ownerPowers(input, config.tools);
   const judged = { ...input, isOwner: owner };
   const stages = policyStages(config, judged);
-  const granted = householdTurn(judged) ? voiceTools(config) : [];
-  return tools.filter((tool) => decideTool(tool, stages, owner, granted).allowed);
+  const household = householdTurn(judged);
+  const granted = household ? voiceTools(config) : [];
+  return tools.filter(
+    (tool) =>
+      decideTool(tool, stages, owner, granted).allowed &&
+      (!household || !ROOM_EXACT_ONLY.has(tool.name) || granted.includes(tool.name)),
+  );
 }
+
+/**
+ * Tools a voice room gets only when `wyoming.tools` names them exactly, like the owner-only
+ * ones: those that change workspace files, and `memory_get`, which reads any memory file
+ * (`MEMORY.md` included). A wildcard or `group:` pattern never hands them out
+ * (docs/SECURITY.md, "Voice rooms").
+ */
+const ROOM_EXACT_ONLY: ReadonlySet<string> = new Set([
+  "write",
+  "edit",
+  "apply_patch",
+  "memory_get",
+]);
 
 /**
  * Whether a turn runs with the owner's tools and private files: an owner's turn, except

@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -50,6 +58,25 @@ describe("seedWorkspace", () => {
       expect(readFileSync(join(dir, "USER.md"), "utf8")).toBe("");
       expect(readFileSync(join(dir, "IDENTITY.md"), "utf8")).toBe("name: \0 mine");
       expect(existsSync(join(dir, "BOOTSTRAP.md"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves the owner's links that point nowhere yet as links (a restart never replaces them)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawbox-seed-"));
+    try {
+      seedWorkspace(dir);
+      for (const name of ["SOUL.md", "USER.md"]) rmSync(join(dir, name));
+      rmSync(join(dir, "memory"), { recursive: true });
+      symlinkSync("persona/soul.md", join(dir, "SOUL.md"));
+      symlinkSync("persona/user.md", join(dir, "USER.md"));
+      symlinkSync("archive/mem", join(dir, "memory"));
+      const again = seedWorkspace(dir);
+      expect(again.created).toEqual([]);
+      for (const name of ["SOUL.md", "USER.md", "memory"])
+        expect(lstatSync(join(dir, name)).isSymbolicLink()).toBe(true);
+      expect(existsSync(join(dir, "persona"))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -7,7 +7,7 @@
  * that would then never be seeded again. A default file found full of NUL bytes (left
  * that way by an earlier version) gets its default text back.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ClawboxError, errorMessage } from "../errors/index.ts";
 import { writeFileAtomic } from "../system/index.ts";
@@ -32,6 +32,20 @@ function onlyNulBytes(path: string): boolean {
   }
 }
 
+/**
+ * Anything stands at the path, a link that points nowhere included: the owner's link to a
+ * file not written yet (`SOUL.md → persona/soul.md`, `memory → archive/mem`) is theirs,
+ * never replaced by a default (docs/SECURITY.md, "Links that point nowhere").
+ */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function seedWorkspace(dir: string): SeedResult {
   const created: string[] = [];
   try {
@@ -39,17 +53,17 @@ export function seedWorkspace(dir: string): SeedResult {
     // (CLAWBOX_WORKSPACE) is not behind the home's 0700.
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o750 });
     const state = readWorkspaceState(dir);
-    const brandNew = !state.seededAt && !IDENTITY_FILES.some((f) => existsSync(join(dir, f)));
+    const brandNew = !state.seededAt && !IDENTITY_FILES.some((f) => present(join(dir, f)));
     const now = new Date().toISOString();
     for (const [name, text] of Object.entries(WORKSPACE_TEMPLATES)) {
       const path = join(dir, name);
-      if (existsSync(path)) {
+      if (present(path)) {
         if (!onlyNulBytes(path)) continue;
       } else if (name === "BOOTSTRAP.md" && (!brandNew || state.bootstrapSeededAt)) continue;
       writeFileAtomic(path, text);
       created.push(name);
     }
-    if (!existsSync(join(dir, "memory"))) {
+    if (!present(join(dir, "memory"))) {
       mkdirSync(join(dir, "memory"));
       created.push("memory/");
     }

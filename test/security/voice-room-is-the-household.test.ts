@@ -130,6 +130,12 @@ describe("a voice room is the household", () => {
     expect(names({ wyoming: { tools: ["*"] } })).not.toContain("exec");
     expect(names({ wyoming: { tools: ["*"] } })).not.toContain("cron");
     expect(names({ wyoming: { tools: ["group:runtime"] } })).toEqual([]);
+    // Nor a tool that changes workspace files, nor memory_get (it reads MEMORY.md).
+    for (const pattern of ["*", "group:fs", "group:memory", "e*", "memory_*"])
+      for (const name of ["write", "edit", "memory_get"])
+        expect(names({ wyoming: { tools: [pattern] } })).not.toContain(name);
+    expect(names({ wyoming: { tools: ["group:fs"] } })).toEqual(["read"]);
+    expect(names({ wyoming: { tools: ["memory_get"] } })).toEqual(["memory_get"]);
     expect(names({ wyoming: { tools: ["exec", "write"] } })).toEqual(["write", "exec"]);
     // A global deny wins over the voice list.
     expect(names({ tools: { deny: ["camera_snapshot"] } })).not.toContain("camera_snapshot");
