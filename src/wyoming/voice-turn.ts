@@ -17,10 +17,30 @@ import { errorEvent, type WyomingEvent } from "./wyoming-event.ts";
 /** Longest transcript answered (a spoken request is a sentence or two). */
 export const MAX_TRANSCRIPT_CHARS = 2000;
 
-const id = z.string().check(z.minLength(1), z.maxLength(256));
+/**
+ * Ids and the language go into the model's turn stamp: HA sends ULIDs, entity and device
+ * ids and BCP 47 tags, so anything with spaces, `;`, brackets or line breaks (a forged
+ * "sender: …; owner: yes" in the stamp) is refused.
+ */
+const id = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(256),
+    z.regex(/^[\w.:@-]+$/, "must be letters, digits and . _ : @ - only"),
+  );
+const languageTag = z
+  .string()
+  .check(
+    z.maxLength(35),
+    z.regex(
+      /^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/,
+      "must be a language tag such as en or zh-CN",
+    ),
+  );
 const transcriptSchema = z.object({
   text: z.string(),
-  language: z.optional(z.nullable(z.string().check(z.maxLength(35)))),
+  language: z.optional(z.nullable(languageTag)),
   context: z.optional(
     z.nullable(
       z.looseObject({
