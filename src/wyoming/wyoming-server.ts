@@ -41,6 +41,8 @@ export const FRAME_LIMITS: FrameLimits = {
 };
 /** The status file is written at most this often. */
 const STATUS_WRITE_MS = 1000;
+/** At most one log line this often for peers refused by `wyoming.allowFrom`. */
+const REFUSAL_LOG_MS = 60_000;
 
 export interface WyomingServerDeps {
   config: Pick<WyomingConfig, "host" | "port" | "allowFrom">;
@@ -100,6 +102,24 @@ export function startWyomingServer(deps: WyomingServerDeps): WyomingServer {
   };
   const save = () => {
     statusTimer ??= setTimeout(saveNow, STATUS_WRITE_MS);
+  };
+
+  // A peer outside allowFrom needs no permission to connect: one log line a minute, with
+  // how many were refused since, so a flood of attempts cannot flood the journal.
+  let refusalLoggedAt = Number.NEGATIVE_INFINITY;
+  let refusalsUnlogged = 0;
+  const logRefusal = (peer: string) => {
+    const now = Date.now();
+    if (now - refusalLoggedAt < REFUSAL_LOG_MS) {
+      refusalsUnlogged++;
+      return;
+    }
+    logger.warn("wyoming: refused a peer outside wyoming.allowFrom", {
+      peer,
+      ...(refusalsUnlogged > 0 ? { refusedSinceLastLine: refusalsUnlogged } : {}),
+    });
+    refusalLoggedAt = now;
+    refusalsUnlogged = 0;
   };
 
   const flush = (socket: Socket<Connection>) => {
@@ -237,9 +257,7 @@ export function startWyomingServer(deps: WyomingServerDeps): WyomingServer {
           if (!peerAllowed(socket.remoteAddress, deps.config.allowFrom)) {
             status.connections.refused++;
             save();
-            logger.warn("wyoming: refused a peer outside wyoming.allowFrom", {
-              peer: socket.remoteAddress,
-            });
+            logRefusal(socket.remoteAddress);
             socket.data.closed = true;
             socket.end();
             return;

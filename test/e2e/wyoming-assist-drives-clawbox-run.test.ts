@@ -318,6 +318,13 @@ describe("Home Assistant's Assist drives clawbox run over Wyoming", () => {
     outsider.send("describe");
     expect(await outsider.closed()).toBe(true);
     await expect(outsider.next(1000)).rejects.toThrow("connection closed");
+    // Twenty more refused peers: one log line a minute, not one each (a peer outside the
+    // list needs no permission to connect, so it must not be able to flood the journal).
+    for (let i = 0; i < 20; i++) {
+      const again = await connectWyoming(port, { localAddress: "127.0.0.2" });
+      expect(await again.closed()).toBe(true);
+    }
+    expect(service.output().match(/refused a peer outside wyoming\.allowFrom/g)).toHaveLength(1);
     await stillServes();
     const status = JSON.parse(readFileSync(join(home, "wyoming-status.json"), "utf8")) as {
       connections: { refused: number };
