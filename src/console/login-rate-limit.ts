@@ -3,8 +3,9 @@
  * address waits until the oldest failure leaves the window; a global cap (50 per window)
  * stops guessing spread over many addresses. A success clears the address's record.
  * Clients that came through a reverse proxy (`proxied:<address>`, client-address.ts)
- * share their own bucket and never add to the global cap, so failures from the internet
- * cannot lock out the owner's own local login. The bearer token's limit is the same
+ * count apart: their failures have a cap of their own (the same 50), never the direct
+ * clients', so failures from the internet cannot lock out the owner's own local login,
+ * and a local user who adds `X-Forwarded-For` from many 127.x addresses still meets a cap. The bearer token's limit is the same
  * class with its own numbers (src/server/owner-token.ts).
  */
 import { PROXIED_CLIENT } from "./client-address.ts";
@@ -24,6 +25,8 @@ export interface RateLimitNumbers {
 export class LoginRateLimit {
   private readonly failures = new Map<string, number[]>();
   private global: number[] = [];
+  /** The failures of proxied clients: the cap they share, apart from the direct one. */
+  private proxied: number[] = [];
   private readonly limits: RateLimitNumbers;
 
   constructor(
@@ -39,15 +42,13 @@ export class LoginRateLimit {
     const { perClient, global, windowMs } = this.limits;
     const cutoff = now - windowMs;
     this.global = this.global.filter((t) => t > cutoff);
+    this.proxied = this.proxied.filter((t) => t > cutoff);
+    const shared = client.startsWith(PROXIED_CLIENT) ? this.proxied : this.global;
     const mine = (this.failures.get(client) ?? []).filter((t) => t > cutoff);
     if (mine.length > 0) this.failures.set(client, mine);
     else this.failures.delete(client);
     const blockedBy =
-      mine.length >= perClient
-        ? mine[0]
-        : this.global.length >= global
-          ? this.global[0]
-          : undefined;
+      mine.length >= perClient ? mine[0] : shared.length >= global ? shared[0] : undefined;
     return blockedBy === undefined
       ? 0
       : Math.max(1, Math.ceil((blockedBy + windowMs - now) / 1000));
@@ -56,7 +57,7 @@ export class LoginRateLimit {
   fail(client: string): void {
     const now = this.now();
     this.failures.set(client, [...(this.failures.get(client) ?? []), now]);
-    if (!client.startsWith(PROXIED_CLIENT)) this.global.push(now);
+    (client.startsWith(PROXIED_CLIENT) ? this.proxied : this.global).push(now);
   }
 
   /** Failures of `client` in the window (for log lines). */
