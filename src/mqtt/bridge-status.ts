@@ -5,10 +5,9 @@
  * check that the writing process is still alive. No secrets: the broker URL is stored
  * without credentials.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "../schema/index.ts";
-import { processAlive, writeFileAtomic } from "../system/index.ts";
+import { readStatusSnapshot, writeStatusSnapshot } from "../system/index.ts";
 
 export const CONNECTION_STATES = [
   "connecting",
@@ -49,7 +48,7 @@ export function statusFilePath(home: string): string {
 }
 
 export function writeStatusFile(path: string, status: MqttBridgeStatus): void {
-  writeFileAtomic(path, `${JSON.stringify(status, null, 2)}\n`, { mode: 0o644 });
+  writeStatusSnapshot(path, status);
 }
 
 /**
@@ -60,14 +59,5 @@ export function writeStatusFile(path: string, status: MqttBridgeStatus): void {
 export function readStatusFile(
   path: string,
 ): { status: MqttBridgeStatus; running: boolean } | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return undefined;
-  }
-  const parsed = statusSchema.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const running = parsed.data.state !== "stopped" && processAlive(parsed.data.pid);
-  return { status: parsed.data, running };
+  return readStatusSnapshot(path, statusSchema);
 }

@@ -45,6 +45,11 @@ export { processAlive } from "./process-alive.ts";
 export { collectSecrets, redact } from "./redact.ts";
 export { type RuntimeLayout, runtimeLayout } from "./runtime-layout.ts";
 export {
+  readStatusSnapshot,
+  type StatusSnapshot,
+  writeStatusSnapshot,
+} from "./status-snapshot.ts";
+export {
   createSystemdNotifier,
   type SystemdNotifier,
   type SystemdNotifierOptions,

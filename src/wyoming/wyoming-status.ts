@@ -6,10 +6,9 @@
  * most once a second); other commands read it and check that its writer is alive. No
  * transcript text is stored, only its outcome.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "../schema/index.ts";
-import { processAlive, writeFileAtomic } from "../system/index.ts";
+import { readStatusSnapshot, writeStatusSnapshot } from "../system/index.ts";
 
 export const OUTCOMES = ["handled", "not-handled", "error"] as const;
 
@@ -48,23 +47,12 @@ export function wyomingStatusFile(home: string): string {
 }
 
 export function writeWyomingStatus(path: string, status: WyomingStatus): void {
-  writeFileAtomic(path, `${JSON.stringify(status, null, 2)}\n`, { mode: 0o644 });
+  writeStatusSnapshot(path, status);
 }
 
 /** The last snapshot and whether its writer still runs; undefined when none is readable. */
 export function readWyomingStatus(
   path: string,
 ): { status: WyomingStatus; running: boolean } | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return undefined;
-  }
-  const parsed = statusSchema.safeParse(raw);
-  if (!parsed.success) return undefined;
-  return {
-    status: parsed.data,
-    running: parsed.data.state !== "stopped" && processAlive(parsed.data.pid),
-  };
+  return readStatusSnapshot(path, statusSchema);
 }
