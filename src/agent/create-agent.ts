@@ -421,14 +421,8 @@ export function createAgent(deps: AgentDeps): Agent {
     trim: (idleMs) => engine.trim(idleMs),
     mcpStatus: () => tools.mcp.status(),
     homeAssistantStatus: () => tools.mcp.homeAssistant.status(),
-    localModelIds: () =>
-      Object.entries(config.models.providers)
-        .filter(([, provider]) => provider.kind === "local")
-        .map(([id]) => id),
-    localModel: (id) =>
-      Object.hasOwn(config.models.providers, id) && config.models.providers[id]?.kind === "local"
-        ? providers.get(id)
-        : undefined,
+    localModelIds: () => providers.localIds(),
+    localModel: (id) => providers.local(id),
     reloadHomeAssistant: (section) => tools.mcp.homeAssistant.configure(section),
     async close() {
       closing = true;

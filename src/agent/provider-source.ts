@@ -23,6 +23,10 @@ export interface ProviderCache {
   created(): Provider[];
   /** Ids in the fallback chain: primary, then fallbacks, without duplicates. */
   chainIds(): string[];
+  /** Ids of the configured local models (`models.providers.<id>.kind: "local"`). */
+  localIds(): string[];
+  /** A configured local model by id (`/v1` as a plain model server); undefined otherwise. */
+  local(id: string): Provider | undefined;
   /** Forgets the providers with these ids (rebuilt from config on next use); returns them. */
   reset(ids: string[]): Provider[];
 }
@@ -68,6 +72,16 @@ export function createProviderCache(
     },
     created: () => [...cache.values()],
     chainIds: () => [...new Set([config.models.primary, ...config.models.fallbacks])],
+    localIds: () =>
+      Object.entries(config.models.providers)
+        .filter(([, provider]) => provider.kind === "local")
+        .map(([id]) => id),
+    local(id) {
+      const entry = Object.hasOwn(config.models.providers, id)
+        ? config.models.providers[id]
+        : undefined;
+      return entry?.kind === "local" ? this.get(id) : undefined;
+    },
     reset(ids) {
       const removed: Provider[] = [];
       for (const id of ids) {
